@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: ISC */
+/* Signatures as DER SEQUENCE { INTEGER r, INTEGER s }, and the P-256 SubjectPublicKeyInfo. */
+#include <openssl/evp.h>
+#include <string.h>
+
+#include "cursor.h"
+#include "p256.h"
+
+/* An unsigned 32-byte big-endian value as a minimal DER INTEGER. */
+static void put_der_uint(struct builder *b, const uint8_t v[32])
+{
+	size_t skip = 0;
+
+	while (skip < 31 && v[skip] == 0)
+		skip++;
+	int pad = (v[skip] & 0x80) != 0;
+	builder_put_u8(b, 0x02);
+	builder_put_u8(b, (uint8_t)(32 - skip + pad));
+	if (pad)
+		builder_put_u8(b, 0);
+	builder_put_bytes(b, v + skip, 32 - skip);
+}
+
+int p256_sig_to_der(const uint8_t sig[P256_SIG_LEN], uint8_t der[P256_SIG_DER_MAX], size_t *der_len)
+{
+	struct builder b;
+	int r;
+
+	builder_init(&b, der, P256_SIG_DER_MAX);
+	builder_put_u8(&b, 0x30);
+	builder_put_u8(&b, 0); /* at most 70: short form, patched below */
+	put_der_uint(&b, sig);
+	put_der_uint(&b, sig + 32);
+	if ((r = builder_finish(&b, der_len)) != 0)
+		return r;
+	der[1] = (uint8_t)(*der_len - 2);
+	return 0;
+}
+
+static int get_sig_uint(struct cursor *c, uint8_t out[32])
+{
+	const uint8_t *p;
+	size_t n;
+	int r;
+
+	if ((r = cursor_get_der_uint(c, &p, &n)) != 0)
+		return r;
+	if (n > 32)
+		return P256_ERR_SIG_RANGE;
+	memset(out, 0, 32 - n);
+	memcpy(out + 32 - n, p, n);
+	return 0;
+}
+
+int p256_sig_from_der(const uint8_t *der, size_t der_len, uint8_t sig[P256_SIG_LEN])
+{
+	struct cursor c, seq;
+	int r;
+
+	cursor_init(&c, der, der_len);
+	if ((r = cursor_get_der(&c, 0x30, &seq)) != 0 || (r = cursor_end(&c)) != 0 ||
+	    (r = get_sig_uint(&seq, sig)) != 0 || (r = get_sig_uint(&seq, sig + 32)) != 0 ||
+	    (r = cursor_end(&seq)) != 0)
+		explicit_bzero(sig, P256_SIG_LEN);
+	return r;
+}
+
+/* SEQUENCE { SEQUENCE { id-ecPublicKey, prime256v1 }, BIT STRING (0 unused bits) }, then the point. */
+static const uint8_t SPKI_PREFIX[P256_SPKI_LEN - P256_POINT_LEN] = {
+	0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08,
+	0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00
+};
+
+void p256_spki(const uint8_t pub[P256_POINT_LEN], uint8_t spki[P256_SPKI_LEN])
+{
+	memcpy(spki, SPKI_PREFIX, sizeof(SPKI_PREFIX));
+	memcpy(spki + sizeof(SPKI_PREFIX), pub, P256_POINT_LEN);
+}
+
+int p256_key_id(const uint8_t pub[P256_POINT_LEN], uint8_t id[P256_KEY_ID_LEN])
+{
+	uint8_t spki[P256_SPKI_LEN];
+
+	p256_spki(pub, spki);
+	return EVP_Digest(spki, sizeof(spki), id, NULL, EVP_sha256(), NULL) == 1 ? 0 : P256_ERR_INTERNAL;
+}

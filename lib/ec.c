@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: ISC */
+#include "ec.h"
+
+#include <openssl/obj_mac.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "ct.h"
+#include "errors.h"
+
+static EC_GROUP *group;
+static pthread_once_t group_once = PTHREAD_ONCE_INIT;
+
+static void group_init(void)
+{
+	group = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
+}
+
+const EC_GROUP *ec_group(void)
+{
+	if (pthread_once(&group_once, group_init) != 0)
+		return NULL;
+	return group;
+}
+
+int ec_base_mul(const scalar *k, uint8_t x[32], uint8_t y[32])
+{
+	const EC_GROUP *g = ec_group();
+	uint8_t kn[33];
+	BN_CTX *ctx = NULL;
+	BIGNUM *kb, *xb, *yb;
+	EC_POINT *p = NULL;
+	int r = P256_ERR_INTERNAL;
+
+	scalar_plus_n_bytes(kn, k);
+	/*
+	 * BN_bin2bn skips leading zero bytes, a branch on the value. The top byte of k + n is 1
+	 * except when k < 2^256 - n (probability about 2^-32), so its value is declassified; every
+	 * other byte of k stays secret.
+	 */
+	ct_declassify(kn, 1);
+	if (g == NULL || (ctx = BN_CTX_secure_new()) == NULL)
+		goto out;
+	BN_CTX_start(ctx);
+	kb = BN_CTX_get(ctx);
+	xb = BN_CTX_get(ctx);
+	yb = BN_CTX_get(ctx);
+	if (yb == NULL || (p = EC_POINT_new(g)) == NULL)
+		goto out;
+	BN_set_flags(kb, BN_FLG_CONSTTIME);
+	if (BN_bin2bn(kn, sizeof(kn), kb) == NULL ||
+	    EC_POINT_mul(g, p, kb, NULL, NULL, ctx) != 1 ||
+	    EC_POINT_get_affine_coordinates(g, p, xb, yb, ctx) != 1)
+		goto out;
+	if (BN_bn2binpad(xb, x, 32) != 32 || (y != NULL && BN_bn2binpad(yb, y, 32) != 32))
+		goto out;
+	r = 0;
+out:
+	explicit_bzero(kn, sizeof(kn));
+	if (ctx != NULL) {
+		BN_clear(kb); /* kb is from the context's pool */
+		BN_CTX_end(ctx);
+	}
+	EC_POINT_clear_free(p);
+	BN_CTX_free(ctx);
+	return r;
+}
+
+int ec_point_decode(const uint8_t *in, size_t len, EC_POINT **out, BN_CTX *ctx)
+{
+	const EC_GROUP *g = ec_group();
+	uint8_t buf[65];
+	EC_POINT *p = NULL;
+	int r = P256_ERR_INTERNAL;
+
+	*out = NULL;
+	if (g == NULL || (p = EC_POINT_new(g)) == NULL)
+		goto out;
+	r = P256_ERR_LENGTH;
+	if (len == 65 && in[0] == 0x04)
+		memcpy(buf, in, 65);
+	else if (len == 64) {
+		buf[0] = 0x04;
+		memcpy(buf + 1, in, 64);
+	} else if (len == 65) {
+		r = P256_ERR_POINT;
+		goto out;
+	} else
+		goto out;
+	/* oct2point checks that x, y < p and that the point is on the curve. */
+	r = P256_ERR_POINT;
+	if (EC_POINT_oct2point(g, p, buf, sizeof(buf), ctx) != 1 || EC_POINT_is_at_infinity(g, p))
+		goto out;
+	*out = p;
+	p = NULL;
+	r = 0;
+out:
+	EC_POINT_free(p);
+	return r;
+}
+
+int ec_verify_equation(const EC_POINT *q, const uint8_t digest[32], const uint8_t r_in[32],
+	const uint8_t s_in[32], BN_CTX *ctx)
+{
+	const EC_GROUP *g = ec_group();
+	const BIGNUM *n;
+	BIGNUM *e, *rb, *w, *u1, *u2, *x;
+	EC_POINT *rp = NULL;
+	int r = P256_ERR_INTERNAL;
+
+	BN_CTX_start(ctx);
+	e = BN_CTX_get(ctx);
+	rb = BN_CTX_get(ctx);
+	w = BN_CTX_get(ctx);
+	u1 = BN_CTX_get(ctx);
+	u2 = BN_CTX_get(ctx);
+	x = BN_CTX_get(ctx);
+	if (g == NULL || x == NULL || (n = EC_GROUP_get0_order(g)) == NULL ||
+	    (rp = EC_POINT_new(g)) == NULL)
+		goto out;
+	if (BN_bin2bn(digest, 32, e) == NULL || BN_bin2bn(r_in, 32, rb) == NULL ||
+	    BN_bin2bn(s_in, 32, w) == NULL || BN_mod_inverse(w, w, n, ctx) == NULL ||
+	    BN_mod_mul(u1, e, w, n, ctx) != 1 || BN_mod_mul(u2, rb, w, n, ctx) != 1 ||
+	    EC_POINT_mul(g, rp, u1, q, u2, ctx) != 1)
+		goto out;
+	r = P256_ERR_SIG_INVALID;
+	if (EC_POINT_is_at_infinity(g, rp))
+		goto out;
+	if (EC_POINT_get_affine_coordinates(g, rp, x, NULL, ctx) != 1 ||
+	    BN_nnmod(x, x, n, ctx) != 1) {
+		r = P256_ERR_INTERNAL;
+		goto out;
+	}
+	if (BN_cmp(x, rb) != 0)
+		goto out;
+	r = 0;
+out:
+	EC_POINT_free(rp);
+	BN_CTX_end(ctx);
+	return r;
+}
+
+int ec_in_range(const uint8_t v[32])
+{
+	scalar a;
+
+	scalar_from_bytes(&a, v);
+	return scalar_in_range(&a) != 0;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: ISC */
+#ifndef P256_EC_H
+#define P256_EC_H
+
+#include <openssl/bn.h>
+#include <openssl/ec.h>
+#include <stdint.h>
+
+#include "scalar.h"
+
+/* Curve arithmetic through OpenSSL's named P-256 group (nistz256 on x86-64); internal to lib/. */
+
+/* The shared, immutable P-256 group, created once; NULL if OpenSSL failed. */
+const EC_GROUP *ec_group(void);
+
+/*
+ * x = the affine x coordinate of k*G for a secret 1 <= k < n, in constant time: k goes to OpenSSL
+ * as the 33-byte encoding of k + n (see scalar_plus_n_bytes) in a BN_FLG_CONSTTIME BIGNUM. x is
+ * public (it becomes r). Optionally also y.
+ */
+int ec_base_mul(const scalar *k, uint8_t x[32], uint8_t y[32]);
+
+/* Decodes 65-byte uncompressed or 64-byte x||y into a point on the curve; P256_ERR_POINT otherwise. */
+int ec_point_decode(const uint8_t *in, size_t len, EC_POINT **out, BN_CTX *ctx);
+
+/*
+ * The ECDSA verification equation for public inputs: R' = (e/s)G + (r/s)Q, fails with
+ * P256_ERR_SIG_INVALID when R' is infinity or R'.x mod n != r. r and s must already be in [1, n).
+ */
+int ec_verify_equation(const EC_POINT *q, const uint8_t digest[32], const uint8_t r[32],
+	const uint8_t s[32], BN_CTX *ctx);
+
+/* 1 when 1 <= v < n for a public 32-byte big-endian v, else 0. */
+int ec_in_range(const uint8_t v[32]);
+
+#endif

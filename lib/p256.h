@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: ISC */
+#ifndef P256_H
+#define P256_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errors.h"
+
+/*
+ * The signing core: ECDSA over NIST P-256 with SHA-256 digests. Bytes in, bytes out; every
+ * function returns 0 or a negative enum p256_err code. Nothing else in the project signs or
+ * parses signatures. Scalars, digests and coordinates are 32-byte big-endian; a signature is r||s
+ * (64 bytes) unless a function says DER.
+ */
+
+#define P256_SCALAR_LEN 32
+#define P256_DIGEST_LEN 32
+#define P256_SIG_LEN 64		/* r || s */
+#define P256_SIG_DER_MAX 72	/* SEQUENCE { INTEGER r, INTEGER s } at its longest */
+#define P256_POINT_LEN 65	/* SEC 1 uncompressed: 0x04 || x || y */
+#define P256_SPKI_LEN 91	/* DER SubjectPublicKeyInfo of a P-256 point */
+#define P256_KEY_ID_LEN 32	/* SHA-256 of the SPKI */
+
+/* How sign derives its nonce. */
+enum p256_nonce {
+	/* RFC 6979 HMAC-DRBG with 32 fresh getrandom bytes as the section 3.6 additional data. */
+	P256_NONCE_HEDGED = 0,
+	/* RFC 6979 exactly (no additional data): the same key and digest give the same signature. */
+	P256_NONCE_DETERMINISTIC = 1,
+};
+
+/*
+ * ECDSA signature of `digest` under private scalar d (1 <= d < n). `extra` (extra_len bytes, may
+ * be 0/NULL) is RFC 6979 section 3.6 additional data fed to the nonce DRBG: with
+ * P256_NONCE_HEDGED 32 random bytes are appended after it, with P256_NONCE_DETERMINISTIC only
+ * `extra` is used (none: RFC 6979 A.2.5 exactly). Constant time in d and in the nonce. Writes r||s
+ * to sig. Errors: P256_ERR_SCALAR_RANGE, P256_ERR_RANDOM, P256_ERR_LENGTH (extra_len > 64),
+ * P256_ERR_INTERNAL.
+ */
+int p256_sign(const uint8_t d[P256_SCALAR_LEN], const uint8_t digest[P256_DIGEST_LEN],
+	enum p256_nonce mode, const uint8_t *extra, size_t extra_len, uint8_t sig[P256_SIG_LEN]);
+
+/*
+ * A private key ready for sign_checked: the scalar, its public point and an OpenSSL public key
+ * built once for verification. Initialise with p256_key_init, release with p256_key_clear (which
+ * wipes d). The fields are visible so that tests can inject faults; callers must not write them.
+ */
+struct p256_key {
+	uint8_t d[P256_SCALAR_LEN];
+	uint8_t pub[P256_POINT_LEN];
+	void *verifier;		/* EVP_PKEY * holding pub */
+};
+
+/* Checks d's range, computes its public point (constant time) and builds the verifier. */
+int p256_key_init(struct p256_key *key, const uint8_t d[P256_SCALAR_LEN]);
+
+/* Wipes d and frees the verifier; safe on a zeroed or cleared key. */
+void p256_key_clear(struct p256_key *key);
+
+/*
+ * p256_sign with key->d, then verification of the result under key->pub with OpenSSL's
+ * EVP_PKEY_verify before it is released: a signature that does not verify (a fault during
+ * signing) is wiped and P256_ERR_FAULT returned.
+ */
+int p256_sign_checked(const struct p256_key *key, const uint8_t digest[P256_DIGEST_LEN],
+	enum p256_nonce mode, const uint8_t *extra, size_t extra_len, uint8_t sig[P256_SIG_LEN]);
+
+/* Verification policy flags. */
+#define P256_VERIFY_LOW_S 0x1	/* refuse s > n/2 with P256_ERR_SIG_HIGH_S */
+
+/*
+ * Verifies r||s over digest under a public point given as 65-byte SEC 1 uncompressed or 64-byte
+ * x||y. 0 when valid; P256_ERR_LENGTH, P256_ERR_POINT, P256_ERR_SIG_RANGE, P256_ERR_SIG_HIGH_S or
+ * P256_ERR_SIG_INVALID otherwise. Variable time: every input is public.
+ */
+int p256_verify(const uint8_t *point, size_t point_len, const uint8_t digest[P256_DIGEST_LEN],
+	const uint8_t sig[P256_SIG_LEN], unsigned flags);
+
+/* Replaces s by n - s when s > n/2 (the low-s form); r||s in place. P256_ERR_SIG_RANGE if r or s is out of range. */
+int p256_normalize_s(uint8_t sig[P256_SIG_LEN]);
+
+/*
+ * The EIP-7951 P256VERIFY precompile: input is hash || r || s || x || y (160 bytes). On success
+ * writes 31 zero bytes and 0x01 to out and returns 32; on any failure, including a wrong input
+ * length, returns 0 (the precompile's empty output). Never fails otherwise.
+ */
+size_t p256_eip7951(const uint8_t *input, size_t input_len, uint8_t out[32]);
+
+/* r||s as DER SEQUENCE { INTEGER r, INTEGER s } into der (P256_SIG_DER_MAX bytes); *der_len = its length. */
+int p256_sig_to_der(const uint8_t sig[P256_SIG_LEN], uint8_t der[P256_SIG_DER_MAX], size_t *der_len);
+
+/*
+ * Strict DER decoding to r||s: one SEQUENCE of two minimal non-negative INTEGERs below 2^256,
+ * nothing after it. Ranges of r and s are checked by p256_verify, not here. Errors:
+ * P256_ERR_TRUNCATED, P256_ERR_TRAILING, P256_ERR_DER_TAG, P256_ERR_DER_LENGTH, P256_ERR_DER_INTEGER.
+ */
+int p256_sig_from_der(const uint8_t *der, size_t der_len, uint8_t sig[P256_SIG_LEN]);
+
+/* The public point d*G (65-byte uncompressed) of 1 <= d < n, computed in constant time. */
+int p256_public_from_private(const uint8_t d[P256_SCALAR_LEN], uint8_t pub[P256_POINT_LEN]);
+
+/* Checks a 65-byte uncompressed point: the 0x04 prefix, coordinates below p, on the curve. */
+int p256_point_check(const uint8_t pub[P256_POINT_LEN]);
+
+/* The DER SubjectPublicKeyInfo (id-ecPublicKey, prime256v1) of an uncompressed point. */
+void p256_spki(const uint8_t pub[P256_POINT_LEN], uint8_t spki[P256_SPKI_LEN]);
+
+/* Key id: SHA-256 of the DER SubjectPublicKeyInfo of pub. */
+int p256_key_id(const uint8_t pub[P256_POINT_LEN], uint8_t id[P256_KEY_ID_LEN]);
+
+#endif

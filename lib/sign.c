@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: ISC */
+/* ECDSA signing: RFC 6979 (hedged) nonces, k*G through OpenSSL, the rest in constant-time scalar code. */
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+#include <openssl/param_build.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "ct.h"
+#include "drbg.h"
+#include "ec.h"
+#include "p256.h"
+#include "scalar.h"
+
+#define EXTRA_MAX 64
+#define HEDGE_LEN 32
+/* RFC 6979 loops until a candidate works; each try fails with probability about 2^-32, so a
+ * hundred failures mean a broken DRBG, not bad luck. */
+#define MAX_TRIES 100
+
+/* Loads d and checks 1 <= d < n; the one-bit outcome is public (keys are checked at load). */
+static int load_private(scalar *ds, const uint8_t d[32])
+{
+	uint64_t ok;
+
+	scalar_from_bytes(ds, d);
+	ok = scalar_in_range(ds);
+	ct_declassify(&ok, sizeof(ok));
+	return ok ? 0 : P256_ERR_SCALAR_RANGE;
+}
+
+/* The additional data of RFC 6979 section 3.6: the caller's extra bytes, then the hedge. */
+static int additional_data(enum p256_nonce mode, const uint8_t *extra, size_t extra_len,
+	uint8_t ad[EXTRA_MAX + HEDGE_LEN], size_t *ad_len)
+{
+	if (extra_len > EXTRA_MAX || (extra_len > 0 && extra == NULL))
+		return P256_ERR_LENGTH;
+	if (extra_len > 0)
+		memcpy(ad, extra, extra_len);
+	*ad_len = extra_len;
+	if (mode == P256_NONCE_DETERMINISTIC)
+		return 0;
+	if (mode != P256_NONCE_HEDGED)
+		return P256_ERR_LENGTH;
+	if (getrandom(ad + extra_len, HEDGE_LEN, 0) != HEDGE_LEN)
+		return P256_ERR_RANDOM;
+	*ad_len += HEDGE_LEN;
+	return 0;
+}
+
+static int is_zero(const uint8_t *p, size_t n)
+{
+	uint8_t acc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		acc |= p[i];
+	return acc == 0;
+}
+
+/*
+ * One signing attempt with candidate k: r = x(kG) mod n, s = (e + r*d) / k mod n. Returns 1 when r
+ * or s is zero (RFC 6979: take the next candidate), 0 with sig written, or an error.
+ */
+static int sign_with_k(const scalar *k, const scalar *d_mont, const scalar *e, uint8_t sig[64])
+{
+	scalar rs, t, u, km, kinv, s;
+	uint8_t x[32];
+	int r;
+
+	if ((r = ec_base_mul(k, x, NULL)) != 0)
+		goto out;
+	scalar_from_bytes(&rs, x);
+	scalar_reduce(&rs, &rs);
+	scalar_mont_mul(&t, &rs, d_mont);	/* r*d (one operand in Montgomery form) */
+	scalar_add(&u, e, &t);			/* e + r*d */
+	scalar_to_mont(&km, k);
+	scalar_mont_inv(&kinv, &km);		/* k^-1 * R */
+	scalar_mont_mul(&s, &u, &kinv);		/* (e + r*d) / k */
+	scalar_to_bytes(sig, &rs);
+	scalar_to_bytes(sig + 32, &s);
+	ct_declassify(sig, 64);			/* the signature is public from here */
+	r = is_zero(sig, 32) || is_zero(sig + 32, 32);
+out:
+	scalar_wipe(&t);
+	scalar_wipe(&u);
+	scalar_wipe(&km);
+	scalar_wipe(&kinv);
+	scalar_wipe(&s);
+	return r;
+}
+
+int p256_sign(const uint8_t d[P256_SCALAR_LEN], const uint8_t digest[P256_DIGEST_LEN],
+	enum p256_nonce mode, const uint8_t *extra, size_t extra_len, uint8_t sig[P256_SIG_LEN])
+{
+	uint8_t h1[32], ad[EXTRA_MAX + HEDGE_LEN], kb[32];
+	scalar ds, d_mont, e, k;
+	struct drbg *drbg = NULL;
+	size_t ad_len;
+	uint64_t ok;
+	int r;
+
+	if ((r = load_private(&ds, d)) != 0 ||
+	    (r = additional_data(mode, extra, extra_len, ad, &ad_len)) != 0)
+		goto out;
+	scalar_from_bytes(&e, digest);
+	scalar_reduce(&e, &e);			/* bits2octets: the digest mod n */
+	scalar_to_bytes(h1, &e);
+	if ((r = drbg_new(&drbg, d, h1, ad, ad_len)) != 0)
+		goto out;
+	scalar_to_mont(&d_mont, &ds);
+	r = P256_ERR_INTERNAL;
+	for (int tries = 0; tries < MAX_TRIES; tries++) {
+		if ((r = drbg_next(drbg, kb)) != 0)
+			goto out;
+		scalar_from_bytes(&k, kb);
+		ok = scalar_in_range(&k);
+		ct_declassify(&ok, sizeof(ok));	/* a rejected candidate is discarded */
+		if (!ok)
+			continue;
+		if ((r = sign_with_k(&k, &d_mont, &e, sig)) != 1)
+			break;
+		r = P256_ERR_INTERNAL;
+	}
+out:
+	if (r != 0)
+		explicit_bzero(sig, P256_SIG_LEN);
+	drbg_free(drbg);
+	explicit_bzero(kb, sizeof(kb));
+	explicit_bzero(ad, sizeof(ad));
+	scalar_wipe(&ds);
+	scalar_wipe(&d_mont);
+	scalar_wipe(&k);
+	return r;
+}
+
+int p256_public_from_private(const uint8_t d[P256_SCALAR_LEN], uint8_t pub[P256_POINT_LEN])
+{
+	scalar ds;
+	int r;
+
+	if ((r = load_private(&ds, d)) != 0 || (r = ec_base_mul(&ds, pub + 1, pub + 33)) != 0)
+		goto out;
+	pub[0] = 0x04;
+	ct_declassify(pub, P256_POINT_LEN);
+out:
+	scalar_wipe(&ds);
+	return r;
+}
+
+/* An OpenSSL public key for the point, for EVP_PKEY_verify. */
+static int verifier_new(const uint8_t pub[P256_POINT_LEN], EVP_PKEY **out)
+{
+	OSSL_PARAM_BLD *bld = NULL;
+	OSSL_PARAM *params = NULL;
+	EVP_PKEY_CTX *ctx = NULL;
+	int r = P256_ERR_INTERNAL;
+
+	*out = NULL;
+	if ((bld = OSSL_PARAM_BLD_new()) == NULL ||
+	    OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0) != 1 ||
+	    OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY, pub, P256_POINT_LEN) != 1 ||
+	    (params = OSSL_PARAM_BLD_to_param(bld)) == NULL ||
+	    (ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL)) == NULL ||
+	    EVP_PKEY_fromdata_init(ctx) != 1 ||
+	    EVP_PKEY_fromdata(ctx, out, EVP_PKEY_PUBLIC_KEY, params) != 1)
+		goto out;
+	r = 0;
+out:
+	EVP_PKEY_CTX_free(ctx);
+	OSSL_PARAM_free(params);
+	OSSL_PARAM_BLD_free(bld);
+	return r;
+}
+
+int p256_key_init(struct p256_key *key, const uint8_t d[P256_SCALAR_LEN])
+{
+	EVP_PKEY *pkey = NULL;
+	int r;
+
+	memset(key, 0, sizeof(*key));
+	if ((r = p256_public_from_private(d, key->pub)) != 0 || (r = verifier_new(key->pub, &pkey)) != 0)
+		goto out;
+	memcpy(key->d, d, P256_SCALAR_LEN);
+	key->verifier = pkey;
+out:
+	if (r != 0)
+		p256_key_clear(key);
+	return r;
+}
+
+void p256_key_clear(struct p256_key *key)
+{
+	EVP_PKEY_free(key->verifier);
+	explicit_bzero(key, sizeof(*key));
+}
+
+int p256_sign_checked(const struct p256_key *key, const uint8_t digest[P256_DIGEST_LEN],
+	enum p256_nonce mode, const uint8_t *extra, size_t extra_len, uint8_t sig[P256_SIG_LEN])
+{
+	uint8_t der[P256_SIG_DER_MAX];
+	size_t der_len;
+	EVP_PKEY_CTX *ctx = NULL;
+	int r;
+
+	if ((r = p256_sign(key->d, digest, mode, extra, extra_len, sig)) != 0 ||
+	    (r = p256_sig_to_der(sig, der, &der_len)) != 0)
+		goto out;
+	r = P256_ERR_INTERNAL;
+	if ((ctx = EVP_PKEY_CTX_new_from_pkey(NULL, key->verifier, NULL)) == NULL ||
+	    EVP_PKEY_verify_init(ctx) != 1)
+		goto out;
+	r = EVP_PKEY_verify(ctx, der, der_len, digest, P256_DIGEST_LEN) == 1 ? 0 : P256_ERR_FAULT;
+out:
+	if (r != 0)
+		explicit_bzero(sig, P256_SIG_LEN);
+	EVP_PKEY_CTX_free(ctx);
+	return r;
+}

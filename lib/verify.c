@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: ISC */
+/* Verification, low-s normalisation and the EIP-7951 precompile; every input here is public. */
+#include <string.h>
+
+#include "ec.h"
+#include "p256.h"
+
+/* floor(n / 2) */
+static const uint8_t HALF_N[32] = {
+	0x7f, 0xff, 0xff, 0xff, 0x80, 0x00, 0x00, 0x00, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xde, 0x73, 0x7d, 0x56, 0xd3, 0x8b, 0xcf, 0x42, 0x79, 0xdc, 0xe5, 0x61, 0x7e, 0x31, 0x92, 0xa8
+};
+
+static int sig_in_range(const uint8_t sig[64])
+{
+	return ec_in_range(sig) && ec_in_range(sig + 32);
+}
+
+static int point_verify(const uint8_t *point, size_t point_len, const uint8_t digest[32],
+	const uint8_t sig[64])
+{
+	BN_CTX *ctx = NULL;
+	EC_POINT *q = NULL;
+	int r = P256_ERR_INTERNAL;
+
+	if ((ctx = BN_CTX_new()) == NULL)
+		goto out;
+	if ((r = ec_point_decode(point, point_len, &q, ctx)) != 0)
+		goto out;
+	r = sig_in_range(sig) ? ec_verify_equation(q, digest, sig, sig + 32, ctx) : P256_ERR_SIG_RANGE;
+out:
+	EC_POINT_free(q);
+	BN_CTX_free(ctx);
+	return r;
+}
+
+int p256_verify(const uint8_t *point, size_t point_len, const uint8_t digest[P256_DIGEST_LEN],
+	const uint8_t sig[P256_SIG_LEN], unsigned flags)
+{
+	if ((flags & P256_VERIFY_LOW_S) && sig_in_range(sig) && memcmp(sig + 32, HALF_N, 32) > 0)
+		return P256_ERR_SIG_HIGH_S;
+	return point_verify(point, point_len, digest, sig);
+}
+
+int p256_normalize_s(uint8_t sig[P256_SIG_LEN])
+{
+	const EC_GROUP *g = ec_group();
+	BIGNUM *s = NULL;
+	int r = P256_ERR_SIG_RANGE;
+
+	if (!sig_in_range(sig))
+		goto out;
+	r = 0;
+	if (memcmp(sig + 32, HALF_N, 32) <= 0)
+		goto out;
+	r = P256_ERR_INTERNAL;
+	if (g == NULL || (s = BN_bin2bn(sig + 32, 32, NULL)) == NULL ||
+	    BN_sub(s, EC_GROUP_get0_order(g), s) != 1 || BN_bn2binpad(s, sig + 32, 32) != 32)
+		goto out;
+	r = 0;
+out:
+	BN_free(s);
+	return r;
+}
+
+size_t p256_eip7951(const uint8_t *input, size_t input_len, uint8_t out[32])
+{
+	/* hash (32) || r (32) || s (32) || x (32) || y (32) */
+	if (input_len != 160 || point_verify(input + 96, 64, input, input + 32) != 0)
+		return 0;
+	memset(out, 0, 32);
+	out[31] = 1;
+	return 32;
+}
+
+int p256_point_check(const uint8_t pub[P256_POINT_LEN])
+{
+	BN_CTX *ctx = NULL;
+	EC_POINT *q = NULL;
+	int r = P256_ERR_INTERNAL;
+
+	if ((ctx = BN_CTX_new()) == NULL)
+		goto out;
+	r = ec_point_decode(pub, P256_POINT_LEN, &q, ctx);
+out:
+	EC_POINT_free(q);
+	BN_CTX_free(ctx);
+	return r;
+}

@@ -1,0 +1,18 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Installs every Debian 12 package that building, running, testing and benchmarking p256sign needs.
+# Used by both README commands and by CI; safe to run again.
+set -eu
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps.sh: run as root (it calls apt-get)" >&2
+	exit 2
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends \
+	build-essential meson ninja-build pkg-config python3 \
+	clang libclang-rt-14-dev llvm \
+	libevent-dev libsystemd-dev libjansson-dev libssl-dev libseccomp-dev \
+	nettle-dev valgrind \
+	openssl openssh-client systemd \
+	scdoc man-db bash-completion ca-certificates git >/dev/null
