@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# The whole test suite, as CI runs it: a -Werror build and every meson suite, the unit and
+# integration suites again under ASan+UBSan, every libFuzzer harness for a short run, and the
+# mutation check of the signing core. Ends with one line "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+passed=0
+failed=0
+
+step() { # step NAME COMMAND...: runs one check and counts it
+	local name=$1
+	shift
+	echo "=== $name"
+	if "$@"; then
+		passed=$((passed + 1))
+		echo "=== $name: ok"
+	else
+		failed=$((failed + 1))
+		echo "=== $name: FAILED"
+	fi
+}
+
+# meson_suite DIR ARGS...: runs meson test and adds its own counts to ours.
+meson_suite() {
+	local dir=$1
+	shift
+	local log
+	log=$(mktemp)
+	meson test -C "$dir" --print-errorlogs "$@" 2>&1 | tee "$log"
+	local ok fail
+	ok=$(awk '/^Ok:/ {print $2}' "$log")
+	fail=$(awk '/^(Fail|Timeout|Unexpected Pass):/ {s += $2} END {print s + 0}' "$log")
+	rm -f "$log"
+	passed=$((passed + ${ok:-0}))
+	failed=$((failed + ${fail:-0}))
+	[ "${ok:-0}" -gt 0 ] && [ "$fail" -eq 0 ]
+}
+
+configure() { # configure DIR MESON-ARGS...
+	local dir=$1
+	shift
+	rm -rf "$dir"
+	meson setup "$dir" -Dwerror=true "$@" >"$dir.log" 2>&1 || { cat "$dir.log"; return 1; }
+	ninja -C "$dir" >>"$dir.log" 2>&1 || { tail -50 "$dir.log"; return 1; }
+}
+
+if configure build-ci; then
+	meson_suite build-ci || true
+else
+	failed=$((failed + 1))
+fi
+
+if configure build-asan -Db_sanitize=address,undefined -Db_lundef=false; then
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		meson_suite build-asan --suite unit --suite integration --no-suite ct || true
+else
+	failed=$((failed + 1))
+fi
+
+if CC=clang configure build-fuzz -Dfuzz=true -Db_lundef=false; then
+	step "fuzzers (60 s each)" scripts/run-fuzzers.sh build-fuzz 60
+else
+	failed=$((failed + 1))
+fi
+
+step "mutation check of the signing core" scripts/mutants.sh
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
