@@ -92,29 +92,28 @@ static int get_public_key(struct cursor *c, uint8_t tag, struct der_key *out)
 }
 
 /*
- * The private key OCTET STRING: up to 32 bytes, left-padded with zeros (RFC 5915 asks for exactly
- * 32, but some encoders drop leading zero bytes). Its length is public; its bytes are copied.
+ * The private key OCTET STRING's contents: up to 32 bytes, left-padded with zeros (RFC 5915 asks
+ * for exactly 32, but some encoders drop leading zero bytes). Its length is public; its bytes are
+ * only copied.
  */
-static int get_scalar(struct cursor *c, uint8_t d[P256_SCALAR_LEN])
+static int copy_scalar(struct cursor *octets, uint8_t d[P256_SCALAR_LEN])
 {
-	struct cursor octets;
-	size_t n;
-	int r;
+	size_t n = cursor_left(octets);
 
-	if ((r = cursor_get_der(c, TAG_OCTET_STRING, &octets)) != 0)
-		return r;
-	n = cursor_left(&octets);
 	if (n == 0 || n > P256_SCALAR_LEN)
 		return P256_ERR_SCALAR_RANGE;
 	memset(d, 0, P256_SCALAR_LEN - n);
-	return cursor_copy(&octets, d + P256_SCALAR_LEN - n, n);
+	return cursor_copy(octets, d + P256_SCALAR_LEN - n, n);
 }
 
-/* ECPrivateKey ::= SEQUENCE { version 1, privateKey OCTET STRING, [0] ECParameters OPTIONAL,
- * [1] BIT STRING OPTIONAL }; c holds the SEQUENCE's contents. */
+/*
+ * ECPrivateKey ::= SEQUENCE { version 1, privateKey OCTET STRING, [0] ECParameters OPTIONAL,
+ * [1] BIT STRING OPTIONAL }; c holds the SEQUENCE's contents. The curve is checked before the
+ * scalar's length, so that a P-384 key is refused as such.
+ */
 static int parse_sec1(struct cursor *c, struct der_key *out)
 {
-	struct cursor field;
+	struct cursor octets, field;
 	unsigned version;
 	int r;
 
@@ -122,7 +121,7 @@ static int parse_sec1(struct cursor *c, struct der_key *out)
 		return r;
 	if (version != SEC1_VERSION)
 		return P256_ERR_KEY_VERSION;
-	if ((r = get_scalar(c, out->d)) != 0)
+	if ((r = cursor_get_der(c, TAG_OCTET_STRING, &octets)) != 0)
 		return r;
 	if (next_tag_is(c, TAG_CTX0) &&
 	    ((r = cursor_get_der(c, TAG_CTX0, &field)) != 0 || (r = get_curve(&field)) != 0 ||
@@ -132,7 +131,9 @@ static int parse_sec1(struct cursor *c, struct der_key *out)
 	    ((r = cursor_get_der(c, TAG_CTX1, &field)) != 0 ||
 	     (r = get_public_key(&field, TAG_BIT_STRING, out)) != 0 || (r = cursor_end(&field)) != 0))
 		return r;
-	return cursor_end(c);
+	if ((r = cursor_end(c)) != 0)
+		return r;
+	return copy_scalar(&octets, out->d);
 }
 
 /* AlgorithmIdentifier { id-ecPublicKey, namedCurve prime256v1 }. */
