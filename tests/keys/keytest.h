@@ -46,7 +46,7 @@ static inline int test_done(const char *name)
 }
 
 /* Ends the test at once: for a broken fixture, not for a failed check. */
-static inline void test_fatal(const char *what)
+_Noreturn static inline void test_fatal(const char *what)
 {
 	fprintf(stderr, "fatal: %s\n", what);
 	exit(2);
