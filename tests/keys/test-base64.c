@@ -40,6 +40,7 @@ static void test_refusals(void)
 		{ "Zg=", "base64-truncated" }, { "Z", "base64-truncated" }, { "Zm9vY", "base64-truncated" },
 		{ "Z===", "base64-padding" }, { "====", "base64-padding" }, { "Zg==Zg==", "base64-padding" },
 		{ "Zm=v", "base64-padding" }, { "Zm9=Ymzy", "base64-padding" }, { "Zg=a", "base64-padding" },
+		{ "Zg==AAAA", "base64-padding" }, /* would decode if digits could follow '=' */
 		{ "Zh==", "base64-padding" }, { "Zm9=", "base64-padding" }, /* non-zero leftover bits */
 		{ "Zm9v!", "base64-invalid" }, { "Zm9v-_", "base64-invalid" },
 		{ "Zm9v\x80", "base64-invalid" }, { "Zm9vYmFy\v", "base64-invalid" },

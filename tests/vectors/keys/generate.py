@@ -301,10 +301,10 @@ def main():
     refuse("unterminated.pem", "\n".join(body[:-2]).encode() + b"\n", "pem-unterminated")
     refuse("base64-invalid-char.pem", "\n".join([body[0], "*" + body[1][1:], *body[2:]]).encode(),
            "base64-invalid")
-    # '=' in the middle: the mutant "'=' accepted inside base64" would skip it and still decode
-    # a key if the '=' is an extra character, so it is inserted, not substituted.
+    # A '=' where padding could start (third digit of a group) with digits after it: refused
+    # for those digits, where a decoder that lets '=' through reads on and miscounts the groups.
     refuse("base64-stray-equals.pem",
-           "\n".join([body[0], body[1][:20] + "=" + body[1][20:], *body[2:]]).encode(),
+           "\n".join([body[0], body[1][:22] + "=" + body[1][22:], *body[2:]]).encode(),
            "base64-padding")
     der = unpem(a.pem)
     der += bytes((1 - len(der)) % 3)	# one byte in the last group: it ends in "=="
