@@ -3,6 +3,7 @@
 
 #include <openssl/bio.h>
 #include <openssl/core_names.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -47,6 +48,7 @@ out:
 	if (r != 0) {
 		X509_free(*out);
 		*out = NULL;
+		ERR_clear_error(); /* the refusal is reported by its code, not OpenSSL's queue */
 	}
 	BIO_free(bio);
 	return r;
