@@ -13,7 +13,6 @@
 #include "keyfile-read.h"
 
 #define CERT_MAX KEYFILE_MAX
-#define DER_FIRST_BYTE 0x30
 
 /* A certificate file never asks for a password: refuse to prompt on the terminal. */
 static int no_password(char *buf, int size, int rwflag, void *u)
@@ -32,7 +31,7 @@ static int parse_x509(const uint8_t *buf, size_t len, X509 **out)
 	int r = P256_ERR_CERT_INVALID;
 
 	*out = NULL;
-	if (len > 0 && buf[0] == DER_FIRST_BYTE) {
+	if (keyfile_is_der(buf, len)) {
 		if ((*out = d2i_X509(NULL, &p, (long)len)) != NULL && p != buf + len)
 			goto out; /* bytes after the certificate */
 	} else {

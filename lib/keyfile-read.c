@@ -52,6 +52,11 @@ out:
 	return r;
 }
 
+int keyfile_is_der(const uint8_t *buf, size_t len)
+{
+	return len > 0 && buf[0] == 0x30;
+}
+
 void keyfile_read_free(uint8_t *buf, size_t cap)
 {
 	int saved = errno;

@@ -16,4 +16,11 @@ int keyfile_read(const char *path, size_t cap, uint8_t **buf, size_t *len);
 /* Wipes and frees a buffer from keyfile_read with its cap; NULL is fine. Keeps errno. */
 void keyfile_read_free(uint8_t *buf, size_t cap);
 
+/*
+ * 1 when a key or certificate file is DER: its first byte is a SEQUENCE tag, '0' in ASCII, which
+ * no PEM file is expected to start with. Deciding on the first byte alone keeps a DER key's bytes
+ * away from any text scanning.
+ */
+int keyfile_is_der(const uint8_t *buf, size_t len);
+
 #endif

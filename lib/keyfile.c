@@ -9,9 +9,6 @@
 #include "keyfile-read.h"
 #include "pem.h"
 
-/* Every DER key opens with a SEQUENCE tag, '0' in ASCII, which no PEM file is expected to start
- * with. Deciding on the first byte alone keeps a DER key's bytes away from any text scanning. */
-#define DER_FIRST_BYTE 0x30
 #define PRIVATE_KEY_SUFFIX " PRIVATE KEY"
 
 /* An embedded public key equals pub when it is its SEC 1 uncompressed or compressed encoding. */
@@ -29,7 +26,7 @@ static int public_matches(const uint8_t *emb, size_t len, const uint8_t pub[P256
  * Parses a DER key and checks it: 1 <= d < n and d*G (the signing core's constant-time path)
  * equals every embedded public key. Only the one-bit outcomes of these checks are public.
  */
-static int key_from_der(const uint8_t *der, size_t len, enum der_key_kind kind,
+static int key_from_der(const uint8_t *der, size_t len, enum der_key_kind kind, int pem,
 	struct keyfile_key *out)
 {
 	struct der_key dk;
@@ -45,7 +42,10 @@ static int key_from_der(const uint8_t *der, size_t len, enum der_key_kind kind,
 		}
 	}
 	memcpy(out->d, dk.d, P256_SCALAR_LEN);
-	out->form = dk.kind == DER_KEY_PKCS8 ? KEYFILE_PKCS8_DER : KEYFILE_SEC1_DER;
+	if (dk.kind == DER_KEY_PKCS8)
+		out->form = pem ? KEYFILE_PKCS8_PEM : KEYFILE_PKCS8_DER;
+	else
+		out->form = pem ? KEYFILE_SEC1_PEM : KEYFILE_SEC1_DER;
 	r = 0;
 out:
 	explicit_bzero(&dk, sizeof(dk));
@@ -96,9 +96,7 @@ static int parse_pem(const uint8_t *buf, size_t len, struct keyfile_key *out)
 			r = P256_ERR_KEY_TOO_LARGE;
 		goto out;
 	}
-	if ((r = key_from_der(der, der_len, kind, out)) != 0)
-		goto out;
-	out->form = out->form == KEYFILE_PKCS8_DER ? KEYFILE_PKCS8_PEM : KEYFILE_SEC1_PEM;
+	r = key_from_der(der, der_len, kind, 1, out);
 out:
 	explicit_bzero(der, sizeof(der));
 	return r;
@@ -111,8 +109,8 @@ int keyfile_parse(const uint8_t *buf, size_t len, struct keyfile_key *out)
 	memset(out, 0, sizeof(*out));
 	if (len == 0)
 		r = P256_ERR_KEY_EMPTY;
-	else if (buf[0] == DER_FIRST_BYTE)
-		r = key_from_der(buf, len, DER_KEY_ANY, out);
+	else if (keyfile_is_der(buf, len))
+		r = key_from_der(buf, len, DER_KEY_ANY, 0, out);
 	else
 		r = parse_pem(buf, len, out);
 	if (r != 0)

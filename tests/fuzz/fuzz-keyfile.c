@@ -11,21 +11,12 @@
 #include "base64.h"
 #include "keyfile.h"
 
-static int all_zero(const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	uint8_t acc = 0;
-
-	for (size_t i = 0; i < n; i++)
-		acc |= b[i];
-	return acc == 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t out[BASE64_DECODED_MAX(KEYFILE_MAX)];
+	static const struct keyfile_key wiped;
 	struct keyfile_key key;
 	uint8_t pub[P256_POINT_LEN];
 	size_t len;
@@ -35,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (keyfile_parse(data, size, &key) == 0) {
 		if (p256_public_from_private(key.d, pub) != 0 || memcmp(pub, key.pub, sizeof(pub)) != 0)
 			abort();
-	} else if (!all_zero(&key, sizeof(key))) {
+	} else if (memcmp(&key, &wiped, sizeof(key)) != 0) {
 		abort();
 	}
 	keyfile_key_clear(&key);

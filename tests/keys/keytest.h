@@ -4,14 +4,16 @@
 
 /*
  * Shared by the key file tests: checks that count failures and keep going, an error-tag check,
- * and reading a whole test file.
+ * and reading a whole corpus file.
  */
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "errors.h"
+#include "keyfile.h"
 
 static int test_failures;
 
@@ -61,6 +63,22 @@ static inline int all_zero(const void *p, size_t n)
 		if (b[i] != 0)
 			return 0;
 	return 1;
+}
+
+/* DIR/files/NAME (tests/vectors/keys) in a new zero-filled buffer of KEYFILE_MAX + 1 bytes, so
+ * that it is also a C string; the caller frees it. */
+static inline uint8_t *corpus_file(const char *dir, const char *name, size_t *len)
+{
+	char path[PATH_MAX];
+	uint8_t *buf;
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%s/files/%s", dir, name) >= (int)sizeof(path) ||
+	    (f = fopen(path, "rb")) == NULL || (buf = calloc(1, KEYFILE_MAX + 1)) == NULL)
+		test_fatal("cannot read a corpus file");
+	*len = fread(buf, 1, KEYFILE_MAX, f);
+	fclose(f);
+	return buf;
 }
 
 #endif

@@ -14,21 +14,6 @@
 
 static const char *dir;
 
-/* A whole corpus file as a NUL-terminated string (caller frees). */
-static char *corpus_file(const char *name, size_t *len)
-{
-	char path[PATH_MAX];
-	FILE *f;
-	char *buf;
-
-	snprintf(path, sizeof(path), "%s/files/%s", dir, name);
-	if ((f = fopen(path, "rb")) == NULL || (buf = calloc(1, KEYFILE_MAX + 1)) == NULL)
-		test_fatal("cannot read a corpus file");
-	*len = fread(buf, 1, KEYFILE_MAX, f);
-	fclose(f);
-	return buf;
-}
-
 /* Parses the concatenation of two texts. */
 static int parse_two(const char *a, const char *b, struct keyfile_key *key)
 {
@@ -49,7 +34,8 @@ static void test_pem_blocks(void)
 {
 	struct keyfile_key key, want;
 	size_t n;
-	char *a = corpus_file("pkcs8-v1.pem", &n), *other = corpus_file("ecparam-genkey.pem", &n);
+	char *a = (char *)corpus_file(dir, "pkcs8-v1.pem", &n);
+	char *other = (char *)corpus_file(dir, "ecparam-genkey.pem", &n);
 
 	CHECK(keyfile_parse((const uint8_t *)a, strlen(a), &want) == 0);
 	/* the first private-key block wins; what follows it is not read */

@@ -8,7 +8,6 @@
  * lengths) stays defined, as the loader is allowed to branch on it.
  * Usage: test-keys-ct DIR (tests/vectors/keys).
  */
-#include <limits.h>
 #include <valgrind/memcheck.h>
 
 #include "base64.h"
@@ -19,20 +18,6 @@
 #define PUBLIC(p, n) VALGRIND_MAKE_MEM_DEFINED((p), (n))
 
 static const char *dir;
-
-static uint8_t *read_file(const char *name, size_t *len)
-{
-	char path[PATH_MAX];
-	uint8_t *buf;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/files/%s", dir, name);
-	if ((f = fopen(path, "rb")) == NULL || (buf = calloc(1, KEYFILE_MAX)) == NULL)
-		test_fatal("cannot read a corpus file");
-	*len = fread(buf, 1, KEYFILE_MAX, f);
-	fclose(f);
-	return buf;
-}
 
 /* The base64 body of a one-block PEM file: from after the BEGIN line to the END line. */
 static void pem_body(const uint8_t *buf, size_t len, size_t *start, size_t *end)
@@ -51,7 +36,7 @@ static void test_base64(void)
 {
 	uint8_t der[KEYFILE_DER_MAX], want[KEYFILE_DER_MAX];
 	size_t len, start, end, der_len, want_len;
-	uint8_t *buf = read_file("pkcs8-v1.pem", &len);
+	uint8_t *buf = corpus_file(dir, "pkcs8-v1.pem", &len);
 	int r;
 
 	pem_body(buf, len, &start, &end);
@@ -87,7 +72,7 @@ static void test_parse(const char *name, int pem)
 	struct keyfile_key key, want;
 	uint8_t der[KEYFILE_DER_MAX];
 	size_t len, start = 0, end = 0, der_len = 0, skip = 0;
-	uint8_t *buf = read_file(name, &len);
+	uint8_t *buf = corpus_file(dir, name, &len);
 	const uint8_t *at;
 	int r;
 
