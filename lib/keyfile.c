@@ -107,9 +107,7 @@ int keyfile_parse(const uint8_t *buf, size_t len, struct keyfile_key *out)
 	int r = P256_ERR_INTERNAL;
 
 	memset(out, 0, sizeof(*out));
-	if (len == 0)
-		r = P256_ERR_KEY_EMPTY;
-	else if (keyfile_is_der(buf, len))
+	if (keyfile_is_der(buf, len))
 		r = key_from_der(buf, len, DER_KEY_ANY, 0, out);
 	else
 		r = parse_pem(buf, len, out);
