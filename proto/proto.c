@@ -265,7 +265,7 @@ int proto_encode_request(const struct proto_request *req, uint8_t *buf, size_t c
 	builder_init(&b, buf, cap);
 	builder_put_u32(&b, 0);
 	put_header(&b, &req->h);
-	if (req->h.version != PROTO_VERSION || req->h.flags != 0 || (req->h.type & PROTO_RESPONSE))
+	if (req->h.version != PROTO_VERSION || req->h.flags != 0)
 		return BAD;
 	if ((r = put_request_body(&b, req)) != 0)
 		return r;
