@@ -7,17 +7,11 @@
 /* Copies the key selector into the request: exactly one member set; a point only if allowed. */
 static int put_key(struct proto_key *k, const struct p256sign_key *key, int point_allowed)
 {
-	size_t len;
-
 	if (key == NULL || (key->name != NULL) + (key->id != NULL) + (key->point != NULL) != 1)
 		return P256SIGN_E_INVALID;
 	if (key->name != NULL) {
-		len = strlen(key->name);
-		if (len == 0 || len > PROTO_NAME_MAX)
+		if (proto_key_name(k, key->name) != 0)
 			return P256SIGN_E_BAD_KEY_SELECTOR;
-		k->kind = PROTO_KEY_NAME;
-		k->name_len = (uint8_t)len;
-		memcpy(k->name, key->name, len + 1);
 	} else if (key->id != NULL) {
 		k->kind = PROTO_KEY_ID;
 		memcpy(k->id, key->id, sizeof(k->id));
