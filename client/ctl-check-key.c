@@ -115,7 +115,7 @@ static int usage(void)
 	return CTL_EXIT_USAGE;
 }
 
-int ctl_check_key(int argc, char **argv)
+int ctl_check_key(const struct ctl_options *o, int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "cert", required_argument, NULL, 'c' },
@@ -124,7 +124,7 @@ int ctl_check_key(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct check c;
-	int json = 0, opt, r;
+	int json = o->json, opt, r;
 
 	memset(&c, 0, sizeof(c));
 	optind = 1;

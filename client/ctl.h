@@ -2,22 +2,99 @@
 #ifndef P256SIGNCTL_H
 #define P256SIGNCTL_H
 
+#include <stddef.h>
+#include <stdint.h>
+
+#include "p256sign.h"
+
 /*
- * p256signctl subcommands. Each gets argv from its own name on (argv[0] is the subcommand) and
- * returns the process exit status: 0 success, 1 refusal or failure, 2 usage error.
+ * p256signctl subcommands. Each gets the global options and argv from its own name on (argv[0] is
+ * the subcommand) and returns the process exit status: 0 success, 1 refusal or failure, 2 usage
+ * error. Errors go to stderr as one line, "p256signctl: COMMAND: message".
  */
 #define CTL_EXIT_OK 0
 #define CTL_EXIT_REFUSED 1
 #define CTL_EXIT_USAGE 2
 
+/* The global options, accepted anywhere on the command line (main removes them from argv). */
+struct ctl_options {
+	const char *socket;	/* --socket PATH; NULL: $P256SIGN_SOCKET, else the default */
+	int json;		/* --json: machine-readable output */
+	int timeout_ms;		/* --timeout MS; 0: the library's default */
+};
+
 struct ctl_command {
 	const char *name;
 	const char *usage;	/* arguments after the name, for the help text */
 	const char *summary;	/* one line */
-	int (*run)(int argc, char **argv);
+	const char *help;	/* the options, one per line, for COMMAND --help */
+	int (*run)(const struct ctl_options *o, int argc, char **argv);
 };
 
 /* check-key FILE [--cert CERT] [--json]: offline check of a private key file (ctl-check-key.c). */
-int ctl_check_key(int argc, char **argv);
+int ctl_check_key(const struct ctl_options *o, int argc, char **argv);
+
+/* status: the daemon's counters, as a table or JSON (ctl-status.c). */
+int ctl_status(const struct ctl_options *o, int argc, char **argv);
+
+/* keys: every key the daemon serves, as a table or JSON (ctl-status.c). */
+int ctl_keys(const struct ctl_options *o, int argc, char **argv);
+
+/* ping: checks that the daemon answers (ctl-status.c). */
+int ctl_ping(const struct ctl_options *o, int argc, char **argv);
+
+/* pubkey KEY [--format pem|der|hex|sec1]: a key's public key (ctl-pubkey.c). */
+int ctl_pubkey(const struct ctl_options *o, int argc, char **argv);
+
+/* sign KEY (--digest HEX | --file PATH | -) [--format der|raw] [--out FILE] (ctl-sign.c). */
+int ctl_sign(const struct ctl_options *o, int argc, char **argv);
+
+/* verify (KEY | --pubkey FILE | --pubkey-hex HEX) (--signature FILE | --signature-hex HEX)
+ * (--digest HEX | --file PATH) [--format der|raw] (ctl-verify.c). */
+int ctl_verify(const struct ctl_options *o, int argc, char **argv);
+
+/* eip7951 HEX: the P256VERIFY precompile of the signing core, offline (ctl-eip7951.c). */
+int ctl_eip7951(const struct ctl_options *o, int argc, char **argv);
+
+/* ---- shared by the commands (ctl-util.c) ---------------------------------------------------- */
+
+/* Prints "p256signctl: CMD: message" (printf-style) on stderr; returns CTL_EXIT_REFUSED. */
+int ctl_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Prints "usage: p256signctl CMD USAGE" on stderr; returns CTL_EXIT_USAGE. */
+int ctl_usage(const char *cmd);
+
+/* Connects as the options say; on failure prints the error (with the socket path) and returns NULL. */
+struct p256sign *ctl_connect(const struct ctl_options *o, const char *cmd);
+
+/* Prints a library error for cmd; returns CTL_EXIT_REFUSED. */
+int ctl_lib_error(const char *cmd, int err);
+
+/*
+ * Fills a key selector from a KEY argument: a key name, or "id:" and the key id as 64 hex digits.
+ * id is the storage for the id (32 bytes). 0, or -1 when the argument is neither.
+ */
+int ctl_parse_key(const char *arg, struct p256sign_key *key, uint8_t id[P256SIGN_KEY_ID_LEN]);
+
+/*
+ * Decodes hex (upper or lower case, an optional "0x" prefix) into out (cap bytes); *len gets the
+ * byte count. -1 on a non-hex character, an odd count or more than cap bytes.
+ */
+int ctl_hex_decode(const char *hex, uint8_t *out, size_t cap, size_t *len);
+
+/* Prints n bytes as lowercase hex and a newline on stdout; -1 on a write error. */
+int ctl_print_hex(const uint8_t *p, size_t n);
+
+/* SHA-256 of a file streamed in chunks ("-" is stdin). 0, or -1 with errno set. */
+int ctl_sha256_file(const char *path, uint8_t digest[P256SIGN_DIGEST_LEN]);
+
+/* Reads a whole small file (at most cap bytes) into buf. 0, or -1 with errno set (EFBIG if larger). */
+int ctl_read_file(const char *path, uint8_t *buf, size_t cap, size_t *len);
+
+/* Writes n bytes to path ("-" or NULL: stdout), created with mode 0644. 0, or -1 with errno set. */
+int ctl_write_file(const char *path, const uint8_t *p, size_t n);
+
+/* Parses "der" or "raw" into *format. -1 for anything else. */
+int ctl_parse_format(const char *arg, int *format);
 
 #endif

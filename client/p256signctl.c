@@ -1,40 +1,177 @@
 /* SPDX-License-Identifier: ISC */
-/* p256signctl: finds the subcommand in the table and runs it. */
+/* p256signctl: reads the global options, finds the subcommand in the table and runs it. */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctl.h"
 
 static const struct ctl_command commands[] = {
+	{ "status", "", "show the daemon's status: uptime, workers, requests, errors, in-flight",
+	  "", ctl_status },
+	{ "keys", "", "list the daemon's keys: name, key id, nonce mode, verify after sign, signatures",
+	  "", ctl_keys },
+	{ "pubkey", "KEY [--format pem|der|hex|sec1]", "print a key's public key",
+	  "  --format pem   SubjectPublicKeyInfo in PEM (the default)\n"
+	  "  --format der   SubjectPublicKeyInfo in DER (binary)\n"
+	  "  --format hex   the SEC 1 uncompressed point in hex\n"
+	  "  --format sec1  the SEC 1 uncompressed point (65 bytes, binary)\n", ctl_pubkey },
+	{ "sign", "KEY (--digest HEX | --file PATH | -) [--format der|raw] [--out FILE]",
+	  "sign a SHA-256 digest, or a file or stdin hashed here",
+	  "  --digest HEX   the 32-byte SHA-256 digest to sign, in hex\n"
+	  "  --file PATH    hash the file with SHA-256 (streamed) and sign the digest; - is stdin\n"
+	  "  -              the same for stdin\n"
+	  "  --format FMT   der (the default) or raw (r || s, 64 bytes)\n"
+	  "  --out FILE     write the signature (binary) to FILE instead of hex on stdout\n", ctl_sign },
+	{ "verify",
+	  "(KEY | --pubkey FILE | --pubkey-hex HEX) (--signature FILE | --signature-hex HEX) "
+	  "(--digest HEX | --file PATH) [--format der|raw]",
+	  "check a signature; prints valid (exit 0) or invalid (exit 1)",
+	  "  KEY                asks the daemon, with its key KEY\n"
+	  "  --pubkey FILE      offline, with a public key file: PEM or DER SubjectPublicKeyInfo,\n"
+	  "                     or a 65-byte SEC 1 point\n"
+	  "  --pubkey-hex HEX   offline, with a SEC 1 point or a SubjectPublicKeyInfo in hex\n"
+	  "  --signature FILE   the signature, binary, in --format\n"
+	  "  --signature-hex HEX  the signature in hex\n"
+	  "  --digest HEX       the SHA-256 digest that was signed\n"
+	  "  --file PATH        hash the file with SHA-256 (- is stdin)\n"
+	  "  --format FMT       der (the default) or raw\n", ctl_verify },
+	{ "eip7951", "HEX", "run the EIP-7951 P256VERIFY precompile on a 160-byte input, offline",
+	  "  HEX   hash || r || s || x || y (160 bytes) in hex; prints the 32-byte output in hex,\n"
+	  "        or an empty line for the precompile's empty output\n", ctl_eip7951 },
+	{ "ping", "", "check that the daemon answers", "", ctl_ping },
 	{ "check-key", "FILE [--cert CERT] [--json]",
-	  "check a private key file (and its certificate) before deploying it", ctl_check_key },
+	  "check a private key file (and its certificate) before deploying it",
+	  "  --cert CERT   also check that the certificate is for this key\n", ctl_check_key },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
+static const char global_help[] =
+	"global options (anywhere on the line):\n"
+	"  --socket PATH   the daemon's socket (default: $P256SIGN_SOCKET, else "
+	P256SIGN_SOCKET_DEFAULT ")\n"
+	"  --json          machine-readable output\n"
+	"  --timeout MS    give up on the daemon after MS milliseconds (default 5000)\n"
+	"  --help          this text; COMMAND --help for a command's\n"
+	"exit status: 0 success, 1 failure (or an invalid signature), 2 usage error\n";
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: p256signctl COMMAND [ARGS]\n\ncommands:\n");
+	fprintf(f, "usage: p256signctl [--socket PATH] [--json] [--timeout MS] COMMAND [ARGS]\n\n"
+		"commands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %s %s\n      %s\n", commands[i].name, commands[i].usage,
 			commands[i].summary);
+	fprintf(f, "\n%s", global_help);
+}
+
+static const struct ctl_command *find_command(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(name, commands[i].name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+int ctl_usage(const char *cmd)
+{
+	const struct ctl_command *c = find_command(cmd);
+
+	if (c != NULL)
+		fprintf(stderr, "usage: p256signctl %s %s\n", c->name, c->usage);
+	return CTL_EXIT_USAGE;
+}
+
+/* A --timeout value: 1 .. INT_MAX milliseconds. */
+static int parse_timeout(const char *s, int *ms)
+{
+	char *end;
+	long v;
+
+	v = strtol(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || v < 1 || v > INT_MAX)
+		return -1;
+	*ms = (int)v;
+	return 0;
+}
+
+/*
+ * Takes the global options out of argv (up to a "--"), wherever they are; *argc shrinks. Returns
+ * 0, or CTL_EXIT_USAGE after printing why.
+ */
+static int take_global_options(struct ctl_options *o, int *argc, char **argv, int *help)
+{
+	int out = 1, i;
+
+	for (i = 1; i < *argc; i++) {
+		const char *a = argv[i], *value = NULL;
+
+		if (strcmp(a, "--") == 0)
+			break;
+		if (strcmp(a, "--json") == 0) {
+			o->json = 1;
+			continue;
+		}
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			*help = 1;
+			continue;
+		}
+		if (strcmp(a, "--socket") == 0 || strcmp(a, "--timeout") == 0) {
+			if (i + 1 == *argc) {
+				fprintf(stderr, "p256signctl: %s needs a value\n", a);
+				return CTL_EXIT_USAGE;
+			}
+			value = argv[++i];
+		} else if (strncmp(a, "--socket=", 9) == 0 || strncmp(a, "--timeout=", 10) == 0) {
+			value = strchr(a, '=') + 1;
+		} else {
+			argv[out++] = argv[i];
+			continue;
+		}
+		if (a[2] == 's') {
+			o->socket = value;
+		} else if (parse_timeout(value, &o->timeout_ms) != 0) {
+			fprintf(stderr, "p256signctl: --timeout needs a positive number of milliseconds\n");
+			return CTL_EXIT_USAGE;
+		}
+	}
+	for (; i < *argc; i++)
+		argv[out++] = argv[i];
+	argv[out] = NULL;
+	*argc = out;
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
+	struct ctl_options o = { 0 };
+	const struct ctl_command *c;
+	int help = 0, r;
+
+	if ((r = take_global_options(&o, &argc, argv, &help)) != 0)
+		return r;
 	if (argc < 2) {
+		usage(help ? stdout : stderr);
+		return help ? CTL_EXIT_OK : CTL_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "help") == 0) {
+		if (argc > 2 && (c = find_command(argv[2])) != NULL)
+			help = 1;
+		else {
+			usage(stdout);
+			return CTL_EXIT_OK;
+		}
+	} else if ((c = find_command(argv[1])) == NULL) {
+		fprintf(stderr, "p256signctl: unknown command '%s'\n", argv[1]);
 		usage(stderr);
 		return CTL_EXIT_USAGE;
 	}
-	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
-	    strcmp(argv[1], "-h") == 0) {
-		usage(stdout);
+	if (help) {
+		printf("usage: p256signctl [--socket PATH] [--json] [--timeout MS] %s %s\n%s\n%s",
+			c->name, c->usage, c->summary, c->help);
 		return CTL_EXIT_OK;
 	}
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "p256signctl: unknown command '%s'\n", argv[1]);
-	usage(stderr);
-	return CTL_EXIT_USAGE;
+	return c->run(&o, argc - 1, argv + 1);
 }

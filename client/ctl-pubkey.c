@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: ISC */
+/* p256signctl pubkey KEY [--format pem|der|hex|sec1]: a key's public key from the daemon. */
+#include <getopt.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl.h"
+
+/* The SubjectPublicKeyInfo as PEM (RFC 7468 "PUBLIC KEY"), base64 in 64-character lines. */
+static int print_pem(const uint8_t spki[P256SIGN_SPKI_LEN])
+{
+	char b64[4 * ((P256SIGN_SPKI_LEN + 2) / 3) + 1];
+	int n = EVP_EncodeBlock((unsigned char *)b64, spki, P256SIGN_SPKI_LEN);
+
+	if (printf("-----BEGIN PUBLIC KEY-----\n") < 0)
+		return -1;
+	for (int i = 0; i < n; i += 64)
+		if (printf("%.*s\n", n - i < 64 ? n - i : 64, b64 + i) < 0)
+			return -1;
+	return printf("-----END PUBLIC KEY-----\n") < 0 ? -1 : 0;
+}
+
+static int print_json(const struct p256sign_pubkey *pub)
+{
+	if (printf("{\"key_id\": \"") < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(pub->key_id); i++)
+		printf("%02x", pub->key_id[i]);
+	printf("\", \"public_key\": \"");
+	for (size_t i = 0; i < sizeof(pub->point); i++)
+		printf("%02x", pub->point[i]);
+	printf("\", \"spki\": \"");
+	for (size_t i = 0; i < sizeof(pub->spki); i++)
+		printf("%02x", pub->spki[i]);
+	return printf("\"}\n") < 0 ? -1 : 0;
+}
+
+int ctl_pubkey(const struct ctl_options *o, int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct p256sign_key key;
+	struct p256sign_pubkey pub;
+	uint8_t id[P256SIGN_KEY_ID_LEN];
+	const char *format = "pem";
+	struct p256sign *h;
+	int opt, r;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "f:", options, NULL)) != -1) {
+		if (opt != 'f')
+			return ctl_usage("pubkey");
+		format = optarg;
+	}
+	if (optind != argc - 1 || (strcmp(format, "pem") != 0 && strcmp(format, "der") != 0 &&
+	    strcmp(format, "hex") != 0 && strcmp(format, "sec1") != 0))
+		return ctl_usage("pubkey");
+	if (ctl_parse_key(argv[optind], &key, id) != 0)
+		return ctl_error("pubkey", "KEY must be a key name or id: and 64 hex digits");
+	if ((h = ctl_connect(o, "pubkey")) == NULL)
+		return CTL_EXIT_REFUSED;
+	r = p256sign_get_pubkey(h, &key, &pub);
+	p256sign_close(h);
+	if (r != 0)
+		return ctl_lib_error("pubkey", r);
+	if (o->json)
+		r = print_json(&pub);
+	else if (strcmp(format, "pem") == 0)
+		r = print_pem(pub.spki);
+	else if (strcmp(format, "der") == 0)
+		r = ctl_write_file(NULL, pub.spki, sizeof(pub.spki));
+	else if (strcmp(format, "sec1") == 0)
+		r = ctl_write_file(NULL, pub.point, sizeof(pub.point));
+	else
+		r = ctl_print_hex(pub.point, sizeof(pub.point));
+	if (r != 0 || fflush(stdout) != 0)
+		return ctl_error("pubkey", "cannot write the key");
+	return CTL_EXIT_OK;
+}
