@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Installs the build into a temporary destdir and checks what a user of the library gets: the
+# header, the pkg-config file, the versioned shared library exporting only p256sign_*, the man
+# pages and the completion; then builds the example with pkg-config alone and runs it.
+# Usage: test-install.sh BUILD_ROOT EXAMPLE.c
+set -eu
+build=$1
+example=$2
+dest=$(mktemp -d)
+trap 'rm -rf "$dest"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+meson install -C "$build" --no-rebuild --destdir "$dest" --quiet >/dev/null
+pc=$(find "$dest" -name p256sign.pc)
+[ -n "$pc" ] || fail "no p256sign.pc installed"
+header=$(find "$dest" -name p256sign.h)
+[ -n "$header" ] || fail "no p256sign.h installed"
+so=$(find "$dest" -name 'libp256sign.so.0' | head -1)
+[ -n "$so" ] || fail "no libp256sign.so.0 installed"
+objdump -p "$so" | grep -q 'SONAME *libp256sign.so.0' || fail "soname is not libp256sign.so.0"
+others=$(nm -D --defined-only "$so" | awk '$2 != "A" {print $3}' | grep -v '^p256sign_' || true)
+[ -z "$others" ] || fail "symbols outside the API exported: $others"
+nm -D --defined-only "$so" | grep -q 'p256sign_sign_digest@@P256SIGN_0' ||
+	fail "p256sign_sign_digest is not exported with version P256SIGN_0"
+for page in p256signd.8 p256signctl.1 p256signd.json.5 libp256sign.3; do
+	[ -n "$(find "$dest" -path "*/man/man*/$page")" ] || fail "man page $page not installed"
+done
+[ -n "$(find "$dest" -path '*/bash-completion/completions/p256signctl')" ] ||
+	fail "bash completion not installed"
+
+# The header stands alone, and a program needs nothing but pkg-config to build against it.
+export PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$dest
+flags=$(pkg-config --cflags --libs p256sign)
+cc -std=c17 -Wall -Wextra -Werror "$example" $flags -o "$dest/example" ||
+	fail "the example does not build with: $flags"
+# Without a daemon it must fail cleanly, naming the connection error.
+libdir=$(dirname "$so")
+set +e
+out=$(P256SIGN_SOCKET="$dest/no.sock" LD_LIBRARY_PATH=$libdir "$dest/example" k hello 2>&1)
+rc=$?
+set -e
+[ $rc -eq 1 ] && [[ $out == "connect: cannot connect"* ]] || fail "example: exit $rc: $out"
+echo ok
