@@ -5,61 +5,31 @@
  */
 #include <errno.h>
 #include <openssl/sha.h>
-#include <poll.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "client-testlib.h"
 #include "mock-server.h"
 #include "p256.h"
 #include "p256sign.h"
 
 static const struct p256sign_key key1 = { .name = MOCK_KEY_NAME };
 
-static void digest_of(unsigned i, uint8_t digest[32])
-{
-	char text[32];
+/* The mock key's point, for checking signatures. */
+static uint8_t mock_point[65];
 
-	snprintf(text, sizeof(text), "message %u", i);
-	SHA256((const uint8_t *)text, strlen(text), digest);
-}
-
-/* A signature in either format must verify under the mock key. */
 static void check_sig(const uint8_t digest[32], int format, const uint8_t *sig, size_t len)
 {
-	uint8_t point[65], id[32], rs[64];
-
-	mock_key_public(point, id);
-	if (format == P256SIGN_RAW) {
-		CHECK(len == 64);
-		memcpy(rs, sig, 64);
-	} else {
-		CHECK(p256_sig_from_der(sig, len, rs) == 0);
-	}
-	CHECK(p256_verify(point, 65, digest, rs, 0) == 0);
+	test_check_sig(mock_point, digest, format, sig, len);
 }
 
 static struct p256sign *connect_mock(const struct mock *m)
 {
-	struct p256sign *h;
-
-	CHECK_RC(p256sign_connect(&h, m->path), 0);
-	/* Generous: under valgrind the mock signs slowly; the timeout cases set their own. */
-	CHECK_RC(p256sign_set_timeout(h, 60000), 0);
-	return h;
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return test_connect(m->path);
 }
 
 /* Every blocking call, with its results checked. */
@@ -77,7 +47,7 @@ static void case_calls(void)
 	h = connect_mock(&m);
 	CHECK(strcmp(p256sign_socket_path(h), m.path) == 0);
 	CHECK_RC(p256sign_ping(h), 0);
-	digest_of(1, digest);
+	test_digest(1, digest);
 	CHECK_RC(p256sign_sign_digest(h, &key1, digest, P256SIGN_DER, sig, sizeof(sig), &len), 0);
 	check_sig(digest, P256SIGN_DER, sig, len);
 	CHECK_RC(p256sign_verify(h, &key1, digest, P256SIGN_DER, sig, len, &valid), 0);
@@ -214,9 +184,9 @@ static void case_timeout(void)
 	mock_start(&m, MOCK_STUCK);
 	h = connect_mock(&m);
 	CHECK_RC(p256sign_set_timeout(h, 200), 0);
-	t0 = now_ms();
+	t0 = test_now_ms();
 	CHECK_RC(p256sign_ping(h), P256SIGN_E_TIMEOUT);
-	dt = now_ms() - t0;
+	dt = test_now_ms() - t0;
 	CHECK(dt >= 195 && dt < 2000);
 	CHECK(p256sign_fd(h) == -1);	/* a stuck connection is dropped */
 	CHECK_RC(p256sign_ping(h), P256SIGN_E_TIMEOUT);
@@ -316,101 +286,17 @@ static void case_fork(void)
 	mock_stop(&m);
 }
 
-#define THREADS 8
-#define PER_THREAD 100
-
-struct worker {
-	const struct mock *m;
-	struct p256sign *shared;	/* NULL: the thread opens its own handle */
-	pthread_mutex_t *lock;
-	unsigned seed;
-};
-
-static void *worker_main(void *arg)
-{
-	struct worker *w = arg;
-	struct p256sign *h = w->shared ? w->shared : connect_mock(w->m);
-	uint8_t digest[32], sig[P256SIGN_SIG_MAX];
-	size_t len;
-
-	for (unsigned i = 0; i < PER_THREAD; i++) {
-		digest_of(w->seed * 1000 + i, digest);
-		if (w->lock)
-			CHECK(pthread_mutex_lock(w->lock) == 0);
-		CHECK_RC(p256sign_sign_digest(h, &key1, digest, P256SIGN_RAW, sig, sizeof(sig), &len), 0);
-		if (w->lock)
-			CHECK(pthread_mutex_unlock(w->lock) == 0);
-		check_sig(digest, P256SIGN_RAW, sig, len);
-	}
-	if (!w->shared)
-		p256sign_close(h);
-	return NULL;
-}
-
 /* 8 threads with a handle each, then 8 threads sharing one handle under their own lock. */
 static void case_threads(void)
 {
 	struct mock m;
-	pthread_t t[THREADS];
-	struct worker w[THREADS];
-	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	struct p256sign *shared;
 
 	mock_start(&m, MOCK_NORMAL);
-	shared = connect_mock(&m);
-	for (int round = 0; round < 2; round++) {
-		for (unsigned i = 0; i < THREADS; i++) {
-			w[i] = (struct worker){ .m = &m, .seed = i + 1 };
-			if (round == 1) {
-				w[i].shared = shared;
-				w[i].lock = &lock;
-			}
-			CHECK(pthread_create(&t[i], NULL, worker_main, &w[i]) == 0);
-		}
-		for (unsigned i = 0; i < THREADS; i++)
-			CHECK(pthread_join(t[i], NULL) == 0);
-	}
-	p256sign_close(shared);
+	test_threads(m.path, &key1, mock_point);
 	mock_stop(&m);
 }
 
 #define IN_FLIGHT 1000
-
-/* Waits with poll until `want` results were collected into seen[] (indexed by id). */
-static void collect(struct p256sign *h, const uint32_t *ids, unsigned n, int want_error)
-{
-	struct p256sign_result res;
-	unsigned got = 0;
-	uint8_t digest[32];
-	char *seen = calloc(n, 1);
-
-	CHECK(seen != NULL);
-	while (got < n) {
-		struct pollfd pfd = { .fd = p256sign_fd(h), .events = POLLIN };
-
-		if (p256sign_want_write(h))
-			pfd.events |= POLLOUT;
-		CHECK(pfd.fd >= 0);
-		CHECK(poll(&pfd, 1, p256sign_next_timeout(h)) >= 0);
-		CHECK(p256sign_process(h) >= 0);
-		while (p256sign_next_result(h, &res) == 0) {
-			unsigned i = res.id - ids[0];
-
-			CHECK(i < n && ids[i] == res.id && !seen[i]);
-			seen[i] = 1;
-			got++;
-			CHECK_RC(res.error, want_error);
-			if (want_error == 0) {
-				CHECK(res.op == P256SIGN_OP_SIGN);
-				digest_of(i, digest);
-				check_sig(digest, res.format, res.sig, res.sig_len);
-			}
-			p256sign_result_clear(&res);
-		}
-	}
-	CHECK(p256sign_next_timeout(h) == -1);
-	free(seen);
-}
 
 /* 1,000 requests in flight on one connection, answered in order and then in reverse order. */
 static void case_async(void)
@@ -420,21 +306,15 @@ static void case_async(void)
 	struct p256sign_result res;
 	struct mock m;
 	struct p256sign *h;
-	uint8_t digest[32];
 
 	for (size_t k = 0; k < 2; k++) {
 		mock_start(&m, modes[k]);
 		h = connect_mock(&m);
 		CHECK_RC(p256sign_next_result(h, &res), P256SIGN_E_AGAIN);
 		CHECK(p256sign_next_timeout(h) == -1);
-		for (unsigned i = 0; i < IN_FLIGHT; i++) {
-			digest_of(i, digest);
-			CHECK_RC(p256sign_submit_sign(h, &key1, digest, i % 2 ? P256SIGN_RAW : P256SIGN_DER,
-				&ids[i]), 0);
-			CHECK(ids[i] != 0 && (i == 0 || ids[i] == ids[i - 1] + 1));
-		}
+		test_submit_signs(h, &key1, ids, IN_FLIGHT);
 		CHECK(p256sign_next_timeout(h) > 0);
-		collect(h, ids, IN_FLIGHT, 0);
+		test_collect(h, ids, IN_FLIGHT, 0, mock_point);
 		/* Mixed with a blocking call, which leaves the others' results queued. */
 		CHECK_RC(p256sign_submit_ping(h, &ids[0]), 0);
 		CHECK_RC(p256sign_ping(h), 0);
@@ -461,14 +341,14 @@ static void case_async_stuck(void)
 	mock_start(&m, MOCK_STUCK);
 	h = connect_mock(&m);
 	CHECK_RC(p256sign_set_timeout(h, 300), 0);
-	t0 = now_ms();
+	t0 = test_now_ms();
 	for (unsigned i = 0; i < 100; i++) {
 		CHECK_RC(p256sign_submit_sign_message(h, &key1, msg, sizeof(msg), P256SIGN_RAW, &ids[i]), 0);
 		CHECK(ids[i] == ids[0] + i);
 	}
 	CHECK(p256sign_want_write(h) == 1);
-	collect(h, ids, 100, P256SIGN_E_TIMEOUT);
-	CHECK(now_ms() - t0 >= 295);
+	test_collect(h, ids, 100, P256SIGN_E_TIMEOUT, mock_point);
+	CHECK(test_now_ms() - t0 >= 295);
 	CHECK(p256sign_fd(h) == -1 && p256sign_want_write(h) == 0);
 	p256sign_close(h);
 	mock_stop(&m);
@@ -486,7 +366,7 @@ static void case_async_killed(void)
 	for (unsigned i = 0; i < 50; i++)
 		CHECK_RC(p256sign_submit_ping(h, &ids[i]), 0);
 	mock_stop(&m);	/* whether the connection was accepted yet or not */
-	collect(h, ids, 50, P256SIGN_E_CLOSED);
+	test_collect(h, ids, 50, P256SIGN_E_CLOSED, mock_point);
 	p256sign_close(h);
 }
 
@@ -511,6 +391,9 @@ static const struct {
 
 int main(int argc, char **argv)
 {
+	uint8_t id[32];
+
+	mock_key_public(mock_point, id);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		if (argc == 2 && strcmp(argv[1], cases[i].name) == 0) {
 			cases[i].run();

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: ISC */
+/* Starting and stopping the real p256signd for the library's integration tests. */
+#include "daemon-runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "p256sign.h"
+
+static void spawn(struct daemon_proc *d)
+{
+	struct p256sign *h;
+	char log[160];
+	int fd;
+
+	snprintf(log, sizeof(log), "%s/stderr.log", d->dir);
+	d->pid = fork();
+	CHECK(d->pid >= 0);
+	if (d->pid == 0) {
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);	/* never outlive a failed test */
+		if ((fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644)) >= 0)
+			dup2(fd, STDERR_FILENO);
+		execl(d->binary, d->binary, "--config", d->config, (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 1000; i++) {
+		if (p256sign_connect(&h, d->socket) == 0) {
+			int r = p256sign_ping(h);
+
+			p256sign_close(h);
+			if (r == 0)
+				return;
+		}
+		CHECK(waitpid(d->pid, NULL, WNOHANG) == 0);	/* it must not have exited */
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+	}
+	fprintf(stderr, "p256signd did not answer within 10 s (log: %s)\n", log);
+	exit(1);
+}
+
+void daemon_start(struct daemon_proc *d, const char *binary, const char *key_file,
+	unsigned max_inflight_per_connection)
+{
+	char key_abs[4096];
+	FILE *f;
+
+	memset(d, 0, sizeof(*d));
+	d->binary = binary;
+	CHECK(realpath(key_file, key_abs) != NULL);
+	snprintf(d->dir, sizeof(d->dir), "/tmp/p256sign-client-test-XXXXXX");
+	CHECK(mkdtemp(d->dir) != NULL);
+	snprintf(d->socket, sizeof(d->socket), "%s/s.sock", d->dir);
+	snprintf(d->config, sizeof(d->config), "%s/p256signd.json", d->dir);
+	CHECK((f = fopen(d->config, "w")) != NULL);
+	fprintf(f, "{\"socket\": \"%s\", \"workers\": 2,\n"
+		" \"limits\": {\"max_inflight_per_connection\": %u},\n"
+		" \"keys\": [{\"name\": \"rfc\", \"file\": \"%s\", \"nonce\": \"deterministic\"}]}\n",
+		d->socket, max_inflight_per_connection, key_abs);
+	CHECK(fclose(f) == 0);
+	spawn(d);
+}
+
+void daemon_signal(struct daemon_proc *d, int sig)
+{
+	CHECK(kill(d->pid, sig) == 0);
+}
+
+void daemon_kill(struct daemon_proc *d)
+{
+	daemon_signal(d, SIGKILL);
+	CHECK(waitpid(d->pid, NULL, 0) == d->pid);
+	d->pid = 0;
+}
+
+void daemon_restart(struct daemon_proc *d)
+{
+	spawn(d);
+}
+
+void daemon_stop(struct daemon_proc *d)
+{
+	char cmd[128];
+	int status;
+
+	if (d->pid > 0) {
+		daemon_signal(d, SIGTERM);
+		CHECK(waitpid(d->pid, &status, 0) == d->pid);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d->dir);
+	CHECK(system(cmd) == 0);
+}
