@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: ISC */
-/* The digest a sign or verify command works on: --digest HEX, or SHA-256 of --file PATH or stdin. */
+/*
+ * The digest a sign or verify command works on: --digest HEX, or SHA-256 of --file PATH or
+ * stdin.
+ */
 #include <errno.h>
 #include <string.h>
 

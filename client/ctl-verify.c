@@ -50,7 +50,8 @@ static int point_from_bytes(const uint8_t *p, size_t len, uint8_t point[P256_POI
 }
 
 /* A "PUBLIC KEY" PEM block's DER bytes into der. */
-static int pem_public_key(const uint8_t *text, size_t len, uint8_t *der, size_t cap, size_t *der_len)
+static int pem_public_key(const uint8_t *text, size_t len, uint8_t *der, size_t cap,
+	size_t *der_len)
 {
 	struct cursor c;
 	struct pem_block b;

@@ -64,7 +64,8 @@ int ctl_error(const char *cmd, const char *fmt, ...) __attribute__((format(print
 /* Prints "usage: p256signctl CMD USAGE" on stderr; returns CTL_EXIT_USAGE. */
 int ctl_usage(const char *cmd);
 
-/* Connects as the options say; on failure prints the error (with the socket path) and returns NULL. */
+/* Connects as the options say; on failure prints the error (with the socket path) and returns
+ * NULL. */
 struct p256sign *ctl_connect(const struct ctl_options *o, const char *cmd);
 
 /* Prints a library error for cmd; returns CTL_EXIT_REFUSED. */
@@ -88,7 +89,8 @@ int ctl_print_hex(const uint8_t *p, size_t n);
 /* SHA-256 of a file streamed in chunks ("-" is stdin). 0, or -1 with errno set. */
 int ctl_sha256_file(const char *path, uint8_t digest[P256SIGN_DIGEST_LEN]);
 
-/* Reads a whole small file (at most cap bytes) into buf. 0, or -1 with errno set (EFBIG if larger). */
+/* Reads a whole small file (at most cap bytes) into buf. 0, or -1 with errno set (EFBIG if
+ * larger). */
 int ctl_read_file(const char *path, uint8_t *buf, size_t cap, size_t *len);
 
 /* Writes n bytes to path ("-" or NULL: stdout), created with mode 0644. 0, or -1 with errno set. */

@@ -20,7 +20,8 @@ int64_t p256sign_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* path, else $P256SIGN_SOCKET (not trusted in set-uid programs: secure_getenv), else the default. */
+/* path, else $P256SIGN_SOCKET (not trusted in set-uid programs: secure_getenv), else the
+ * default. */
 static const char *socket_path(const char *path)
 {
 	const char *env;

@@ -62,10 +62,12 @@ void p256sign_buf_free(struct buf *b);
  */
 void p256sign_fork_check(struct p256sign *h);
 
-/* Connects when the handle has no connection. 0, P256SIGN_E_CONNECT or P256SIGN_E_IO (errno kept). */
+/* Connects when the handle has no connection. 0, P256SIGN_E_CONNECT or P256SIGN_E_IO (errno
+ * kept). */
 int p256sign_ensure_connected(struct p256sign *h);
 
-/* Closes the connection (if any) and empties the buffers; pending requests are left to the caller. */
+/* Closes the connection (if any) and empties the buffers; pending requests are left to the
+ * caller. */
 void p256sign_disconnect(struct p256sign *h);
 
 /*
@@ -75,7 +77,8 @@ void p256sign_disconnect(struct p256sign *h);
  */
 void p256sign_conn_failed(struct p256sign *h, int err, int may_retry);
 
-/* Queues a result; on allocation failure the result's json is freed and P256SIGN_E_NOMEM returned. */
+/* Queues a result; on allocation failure the result's json is freed and P256SIGN_E_NOMEM
+ * returned. */
 int p256sign_push_result(struct p256sign *h, struct p256sign_result *res);
 
 /* Completes pending request i with an error result and removes it. */
@@ -90,7 +93,8 @@ int p256sign_read(struct p256sign *h);
 /* Fails every outstanding request whose deadline has passed (closing the connection). */
 int p256sign_expire(struct p256sign *h);
 
-/* Encodes req (its header id and version set here) as a new pending request and starts writing it. */
+/* Encodes req (its header id and version set here) as a new pending request and starts
+ * writing it. */
 int p256sign_submit(struct p256sign *h, struct proto_request *req, uint32_t *id);
 
 #endif

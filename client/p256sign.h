@@ -155,7 +155,8 @@ P256SIGN_API int p256sign_connect(struct p256sign **out, const char *path);
 /* Closes the connection and frees the handle and every result not yet read. NULL is allowed. */
 P256SIGN_API void p256sign_close(struct p256sign *h);
 
-/* Sets the handle's per-request timeout in milliseconds (1 .. INT32_MAX). P256SIGN_E_INVALID otherwise. */
+/* Sets the handle's per-request timeout in milliseconds (1 .. INT_MAX); P256SIGN_E_INVALID
+ * otherwise. */
 P256SIGN_API int p256sign_set_timeout(struct p256sign *h, int timeout_ms);
 
 /* The socket path this handle connects to; owned by the handle. */
@@ -179,7 +180,8 @@ P256SIGN_API int p256sign_sign_digest(struct p256sign *h, const struct p256sign_
 	const uint8_t digest[P256SIGN_DIGEST_LEN], int format, uint8_t *sig, size_t sig_cap,
 	size_t *sig_len);
 
-/* Like p256sign_sign_digest, but the daemon hashes `msg` (msg_len <= P256SIGN_MESSAGE_MAX) with SHA-256. */
+/* Like p256sign_sign_digest, but the daemon hashes `msg` (msg_len <= P256SIGN_MESSAGE_MAX)
+ * with SHA-256. */
 P256SIGN_API int p256sign_sign_message(struct p256sign *h, const struct p256sign_key *key,
 	const void *msg, size_t msg_len, int format, uint8_t *sig, size_t sig_cap, size_t *sig_len);
 

@@ -47,24 +47,25 @@ static void spawn(struct daemon_proc *d)
 	exit(1);
 }
 
-void daemon_start(struct daemon_proc *d, const char *binary, const char *key_file,
-	unsigned max_inflight_per_connection)
+void daemon_start(struct daemon_proc *d, const char *binary, const struct daemon_config *cfg)
 {
 	char key_abs[4096];
 	FILE *f;
 
 	memset(d, 0, sizeof(*d));
 	d->binary = binary;
-	CHECK(realpath(key_file, key_abs) != NULL);
+	CHECK(realpath(cfg->key_file, key_abs) != NULL);
 	snprintf(d->dir, sizeof(d->dir), "/tmp/p256sign-client-test-XXXXXX");
 	CHECK(mkdtemp(d->dir) != NULL);
 	snprintf(d->socket, sizeof(d->socket), "%s/s.sock", d->dir);
 	snprintf(d->config, sizeof(d->config), "%s/p256signd.json", d->dir);
 	CHECK((f = fopen(d->config, "w")) != NULL);
-	fprintf(f, "{\"socket\": \"%s\", \"workers\": 2,\n"
+	fprintf(f, "{\"socket\": \"%s\", \"workers\": %u,\n"
 		" \"limits\": {\"max_inflight_per_connection\": %u},\n"
-		" \"keys\": [{\"name\": \"rfc\", \"file\": \"%s\", \"nonce\": \"deterministic\"}]}\n",
-		d->socket, max_inflight_per_connection, key_abs);
+		" \"keys\": [{\"name\": \"%s\", \"file\": \"%s\", \"nonce\": \"%s\",\n"
+		"   \"verify_after_sign\": %s}]}\n",
+		d->socket, cfg->workers, cfg->max_inflight_per_connection, cfg->key_name, key_abs,
+		cfg->nonce, cfg->verify_after_sign ? "true" : "false");
 	CHECK(fclose(f) == 0);
 	spawn(d);
 }

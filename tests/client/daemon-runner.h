@@ -16,12 +16,18 @@ struct daemon_proc {
 	pid_t pid;
 };
 
-/*
- * Writes a configuration (key "rfc" from key_file, deterministic nonces, 2 workers, and
- * max_inflight_per_connection as given) and starts the daemon; returns once it answers PING.
- */
-void daemon_start(struct daemon_proc *d, const char *binary, const char *key_file,
-	unsigned max_inflight_per_connection);
+/* What the generated configuration says besides the socket. */
+struct daemon_config {
+	const char *key_name;		/* the one key's name */
+	const char *key_file;		/* its file (made absolute in the configuration) */
+	const char *nonce;		/* "deterministic" or "hedged" */
+	int verify_after_sign;
+	unsigned workers;
+	unsigned max_inflight_per_connection;
+};
+
+/* Writes the configuration and starts the daemon; returns once it answers PING. */
+void daemon_start(struct daemon_proc *d, const char *binary, const struct daemon_config *cfg);
 
 /* Sends sig to the daemon (SIGSTOP, SIGCONT, ...). */
 void daemon_signal(struct daemon_proc *d, int sig);

@@ -24,11 +24,13 @@ static const struct p256sign_key rfc = { .name = "rfc" };
 
 /* RFC 6979 A.2.5: the key's point, and SHA-256("sample") with its deterministic signature. */
 static uint8_t rfc_point[65];
-static const char rfc_point_hex[] = "0460fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6"
+static const char rfc_point_hex[] =
+	"0460fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6"
 	"7903fe1008b8bc99a41ae9e95628bc64f2f1b20c2d7e9f5177a3c294d4462299";
 static const char rfc_sig_hex[] = "efd48b2aacb6a8fd1140dd9cd45e81d69d2c877b56aaf991c34d0ea84eaf3716"
 	"f7cb1c942d657c41d436c7a1b6e29f65f3e900dbb9aff4064dc4ab2f843acda8";
-static const char rfc_key_id_hex[] = "5a7a78cca4a0f420d9bc62bb669c3c2759e39f723d3ae10dcbe0f0815a07ecd4";
+static const char rfc_key_id_hex[] =
+	"5a7a78cca4a0f420d9bc62bb669c3c2759e39f723d3ae10dcbe0f0815a07ecd4";
 
 static void unhex(const char *hex, uint8_t *out, size_t n)
 {
@@ -37,9 +39,19 @@ static void unhex(const char *hex, uint8_t *out, size_t n)
 		CHECK(sscanf(hex + 2 * i, "%2hhx", &out[i]) == 1);
 }
 
+/* The RFC key as "rfc", deterministic, verified after signing, on 2 workers. */
 static void start(struct daemon_proc *d, unsigned max_inflight_per_connection)
 {
-	daemon_start(d, daemon_bin, key_file, max_inflight_per_connection);
+	struct daemon_config cfg = {
+		.key_name = "rfc",
+		.key_file = key_file,
+		.nonce = "deterministic",
+		.verify_after_sign = 1,
+		.workers = 2,
+		.max_inflight_per_connection = max_inflight_per_connection,
+	};
+
+	daemon_start(d, daemon_bin, &cfg);
 }
 
 /* A STATUS member as an integer. */
