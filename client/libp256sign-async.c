@@ -34,15 +34,21 @@ int p256sign_next_timeout(const struct p256sign *h)
 	return first - now > INT_MAX ? INT_MAX : (int)(first - now);
 }
 
-int p256sign_process(struct p256sign *h)
+/* p256sign_process without the fork check (done once per public call). */
+static int process(struct p256sign *h)
 {
 	int r;
 
-	p256sign_fork_check(h);
 	if ((r = p256sign_flush(h)) != 0 || (r = p256sign_read(h)) != 0 ||
 	    (r = p256sign_expire(h)) != 0)
 		return r;
 	return (int)(h->n_ready - h->ready_head);
+}
+
+int p256sign_process(struct p256sign *h)
+{
+	p256sign_fork_check(h);
+	return process(h);
 }
 
 int p256sign_next_result(struct p256sign *h, struct p256sign_result *res)
@@ -100,16 +106,15 @@ int p256sign_wait(struct p256sign *h, uint32_t id, struct p256sign_result *res)
 			return res->error;
 		if (!is_pending(h, id))
 			return P256SIGN_E_INVALID;
-		if ((r = p256sign_process(h)) < 0)
-			return r;
-		if (take_result(h, id, res))
-			return res->error;
 		if (h->fd < 0)	/* cannot happen: a lost connection fails its requests */
 			return P256SIGN_E_CLOSED;
+		/* Wait first: the request was just written, or the last pass read all there was. */
 		pfd = (struct pollfd){ .fd = h->fd, .events = POLLIN };
 		if (p256sign_want_write(h))
 			pfd.events |= POLLOUT;
 		if (poll(&pfd, 1, p256sign_next_timeout(h)) < 0 && errno != EINTR)
 			return P256SIGN_E_IO;
+		if ((r = process(h)) < 0)
+			return r;
 	}
 }

@@ -247,8 +247,13 @@ int p256sign_read(struct p256sign *h)
 			return P256SIGN_E_NOMEM;
 		n = recv(h->fd, in->data + in->len, in->cap - in->len, MSG_DONTWAIT);
 		if (n > 0) {
+			size_t room = in->cap - in->len;
+
 			in->len += (size_t)n;
 			decode_frames(h);
+			/* A short read emptied the socket: spare the recv that would say EAGAIN. */
+			if ((size_t)n < room)
+				break;
 		} else if (n == 0) {
 			/* End of stream: requests still unwritten may go to a restarted daemon. */
 			p256sign_conn_failed(h, P256SIGN_E_CLOSED, 1);
