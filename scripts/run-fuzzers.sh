@@ -3,13 +3,13 @@
 # Runs every libFuzzer harness built in BUILD_DIR (tests/fuzz/fuzz-NAME) for SECONDS each, starting
 # from its committed seed corpus tests/fuzz/corpus/NAME. Fails if any harness finds a crash.
 set -eu
-build=${1:?usage: run-fuzzers.sh BUILD_DIR SECONDS}
+build=$(cd "${1:?usage: run-fuzzers.sh BUILD_DIR SECONDS}" && pwd) # the harnesses run elsewhere
 seconds=${2:-60}
 top=$(cd "$(dirname "$0")/.." && pwd)
 status=0
 found=0
 for bin in "$build"/tests/fuzz/fuzz-*; do
-	[ -x "$bin" ] || continue
+	[ -f "$bin" ] && [ -x "$bin" ] || continue # not the fuzz-NAME.p object directories
 	found=1
 	name=${bin##*/fuzz-}
 	work=$(mktemp -d)
