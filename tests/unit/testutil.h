@@ -122,15 +122,6 @@ static inline void prng_bytes(struct prng *g, uint8_t *out, size_t n)
 		out[i] = (uint8_t)prng_u64(g);
 }
 
-/* An iteration count: `full` normally; P256_TEST_SCALE=k divides it by k (for slow sanitizer builds). */
-static inline long test_iterations(long full)
-{
-	const char *s = getenv("P256_TEST_SCALE");
-	long k = s != NULL ? strtol(s, NULL, 10) : 1;
-
-	return k > 1 ? (full / k > 0 ? full / k : 1) : full;
-}
-
 /* The P-256 group order n, big-endian. */
 static const uint8_t TEST_N[32] = {
 	0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
