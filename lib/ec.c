@@ -77,7 +77,7 @@ int ec_base_mul(const scalar *k, uint8_t x[32], uint8_t y[32])
 out:
 	explicit_bzero(kn, sizeof(kn));
 	if (kb != NULL)
-		BN_clear(kb); /* kb is from the context's pool */
+		BN_clear(kb); /* kb belongs to the context's pool: wipe it before it is reused */
 	if (ctx != NULL)
 		BN_CTX_end(ctx);
 	EC_POINT_clear_free(p);

@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: ISC */
+/* Encoding and decoding of protocol version 1 frames (docs/protocol.md). */
+#include "proto.h"
+
+#include <string.h>
+
+#include "cursor.h"
+
+#define BAD (-PROTO_E_BAD_FRAME)
+
+int proto_frame_length(const uint8_t prefix[PROTO_LEN_PREFIX], uint32_t *len)
+{
+	struct cursor c;
+	uint32_t n;
+
+	cursor_init(&c, prefix, PROTO_LEN_PREFIX);
+	if (cursor_get_u32(&c, &n) != 0)
+		return BAD;
+	if (n > PROTO_FRAME_MAX)
+		return -PROTO_E_FRAME_TOO_LARGE;
+	if (n < PROTO_HEADER_LEN)
+		return BAD;
+	*len = n;
+	return 0;
+}
+
+static int name_char_ok(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+	    ch == '.' || ch == '_' || ch == '-';
+}
+
+int proto_name_valid(const char *name, size_t len)
+{
+	if (len == 0 || len > PROTO_NAME_MAX)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (!name_char_ok(name[i]))
+			return 0;
+	return 1;
+}
+
+int proto_key_name(struct proto_key *k, const char *name)
+{
+	size_t len = strnlen(name, PROTO_NAME_MAX + 1);
+
+	if (!proto_name_valid(name, len))
+		return -PROTO_E_BAD_KEY_SELECTOR;
+	memset(k, 0, sizeof(*k));
+	k->kind = PROTO_KEY_NAME;
+	k->name_len = (uint8_t)len;
+	memcpy(k->name, name, len);
+	return 0;
+}
+
+static int get_header(struct cursor *c, struct proto_header *h)
+{
+	if (cursor_get_u8(c, &h->version) != 0 || cursor_get_u8(c, &h->type) != 0 ||
+	    cursor_get_u16(c, &h->flags) != 0 || cursor_get_u32(c, &h->id) != 0)
+		return BAD;
+	if (h->version != PROTO_VERSION)
+		return -PROTO_E_UNSUPPORTED_VERSION;
+	if (h->flags != 0)
+		return -PROTO_E_BAD_FLAGS;
+	return 0;
+}
+
+static void put_header(struct builder *b, const struct proto_header *h)
+{
+	builder_put_u8(b, h->version);
+	builder_put_u8(b, h->type);
+	builder_put_u16(b, h->flags);
+	builder_put_u32(b, h->id);
+}
+
+static int get_key(struct cursor *c, struct proto_key *k, int point_allowed)
+{
+	const uint8_t *p;
+
+	if (cursor_get_u8(c, &k->kind) != 0)
+		return BAD;
+	switch (k->kind) {
+	case PROTO_KEY_NAME:
+		if (cursor_get_u8(c, &k->name_len) != 0 || cursor_get_bytes(c, &p, k->name_len) != 0)
+			return BAD;
+		if (!proto_name_valid((const char *)p, k->name_len))
+			return -PROTO_E_BAD_KEY_SELECTOR;
+		memcpy(k->name, p, k->name_len);
+		k->name[k->name_len] = '\0';
+		return 0;
+	case PROTO_KEY_ID:
+		return cursor_copy(c, k->id, sizeof(k->id)) == 0 ? 0 : BAD;
+	case PROTO_KEY_POINT:
+		if (!point_allowed)
+			return -PROTO_E_BAD_KEY_SELECTOR;
+		return cursor_copy(c, k->point, sizeof(k->point)) == 0 ? 0 : BAD;
+	default:
+		return -PROTO_E_BAD_KEY_SELECTOR;
+	}
+}
+
+static int put_key(struct builder *b, const struct proto_key *k)
+{
+	builder_put_u8(b, k->kind);
+	switch (k->kind) {
+	case PROTO_KEY_NAME:
+		if (!proto_name_valid(k->name, k->name_len))
+			return BAD;
+		builder_put_u8(b, k->name_len);
+		builder_put_bytes(b, k->name, k->name_len);
+		return 0;
+	case PROTO_KEY_ID:
+		builder_put_bytes(b, k->id, sizeof(k->id));
+		return 0;
+	case PROTO_KEY_POINT:
+		builder_put_bytes(b, k->point, sizeof(k->point));
+		return 0;
+	default:
+		return BAD;
+	}
+}
+
+static int get_format(struct cursor *c, uint8_t *format)
+{
+	if (cursor_get_u8(c, format) != 0)
+		return BAD;
+	return *format <= PROTO_FORMAT_RAW ? 0 : -PROTO_E_BAD_FORMAT;
+}
+
+static int get_digest(struct cursor *c, uint8_t digest[PROTO_DIGEST_LEN])
+{
+	uint8_t n;
+
+	if (cursor_get_u8(c, &n) != 0)
+		return BAD;
+	if (n != PROTO_DIGEST_LEN)
+		return -PROTO_E_BAD_DIGEST_LENGTH;
+	return cursor_copy(c, digest, PROTO_DIGEST_LEN) == 0 ? 0 : BAD;
+}
+
+/* The length rule of every signature field: raw is exactly 64 bytes, DER at most 72. */
+static int sig_len_ok(uint8_t format, size_t len)
+{
+	return format == PROTO_FORMAT_RAW ? len == PROTO_SIG_RAW_LEN : len <= PROTO_SIG_MAX;
+}
+
+/* A VERIFY signature field: u16 length, then the bytes. */
+static int get_signature(struct cursor *c, uint8_t format, uint8_t *sig, size_t *sig_len)
+{
+	struct cursor s;
+
+	if (cursor_get_u16_prefixed(c, &s) != 0)
+		return BAD;
+	if (!sig_len_ok(format, cursor_left(&s)))
+		return -PROTO_E_BAD_SIGNATURE;
+	*sig_len = cursor_left(&s);
+	return cursor_copy(&s, sig, *sig_len) == 0 ? 0 : BAD;
+}
+
+static int get_request_body(struct cursor *c, struct proto_request *req)
+{
+	struct cursor m;
+	int r;
+
+	switch (req->h.type) {
+	case PROTO_PING:
+	case PROTO_LIST_KEYS:
+	case PROTO_STATUS:
+		return 0;
+	case PROTO_SIGN:
+		if ((r = get_key(c, &req->key, 0)) != 0 || (r = get_format(c, &req->format)) != 0)
+			return r;
+		return get_digest(c, req->digest);
+	case PROTO_SIGN_MESSAGE:
+		if ((r = get_key(c, &req->key, 0)) != 0 || (r = get_format(c, &req->format)) != 0)
+			return r;
+		if (cursor_get_u16_prefixed(c, &m) != 0)
+			return BAD;
+		if (cursor_left(&m) > PROTO_MESSAGE_MAX)
+			return -PROTO_E_MESSAGE_TOO_LARGE;
+		req->message_len = cursor_left(&m);
+		return cursor_get_bytes(&m, &req->message, req->message_len) == 0 ? 0 : BAD;
+	case PROTO_PUBKEY:
+		return get_key(c, &req->key, 0);
+	case PROTO_VERIFY:
+		if ((r = get_key(c, &req->key, 1)) != 0 || (r = get_format(c, &req->format)) != 0 ||
+		    (r = get_digest(c, req->digest)) != 0)
+			return r;
+		return get_signature(c, req->format, req->sig, &req->sig_len);
+	default:
+		return -PROTO_E_UNKNOWN_TYPE;
+	}
+}
+
+int proto_decode_request(const uint8_t *frame, size_t len, struct proto_request *req)
+{
+	struct cursor c;
+	int r;
+
+	memset(req, 0, sizeof(*req));
+	if (len > PROTO_FRAME_MAX)
+		return -PROTO_E_FRAME_TOO_LARGE;
+	cursor_init(&c, frame, len);
+	if ((r = get_header(&c, &req->h)) != 0 || (r = get_request_body(&c, req)) != 0)
+		return r;
+	return cursor_end(&c) == 0 ? 0 : BAD;
+}
+
+static int put_request_body(struct builder *b, const struct proto_request *req)
+{
+	int r;
+
+	switch (req->h.type) {
+	case PROTO_PING:
+	case PROTO_LIST_KEYS:
+	case PROTO_STATUS:
+		return 0;
+	case PROTO_SIGN:
+	case PROTO_SIGN_MESSAGE:
+	case PROTO_VERIFY:
+		if ((req->key.kind == PROTO_KEY_POINT && req->h.type != PROTO_VERIFY) ||
+		    req->format > PROTO_FORMAT_RAW || (r = put_key(b, &req->key)) != 0)
+			return BAD;
+		builder_put_u8(b, req->format);
+		if (req->h.type == PROTO_SIGN_MESSAGE) {
+			if (req->message_len > PROTO_MESSAGE_MAX)
+				return BAD;
+			builder_put_u16(b, (uint16_t)req->message_len);
+			builder_put_bytes(b, req->message, req->message_len);
+			return 0;
+		}
+		builder_put_u8(b, PROTO_DIGEST_LEN);
+		builder_put_bytes(b, req->digest, PROTO_DIGEST_LEN);
+		if (req->h.type == PROTO_VERIFY) {
+			if (!sig_len_ok(req->format, req->sig_len))
+				return BAD;
+			builder_put_u16(b, (uint16_t)req->sig_len);
+			builder_put_bytes(b, req->sig, req->sig_len);
+		}
+		return 0;
+	case PROTO_PUBKEY:
+		return req->key.kind == PROTO_KEY_POINT ? BAD : put_key(b, &req->key);
+	default:
+		return BAD;
+	}
+}
+
+/* Patches the length prefix of a frame built as prefix, header, body. */
+static int finish_frame(struct builder *b, size_t *out_len)
+{
+	size_t len;
+
+	if (builder_finish(b, &len) != 0 || len - PROTO_LEN_PREFIX > PROTO_FRAME_MAX)
+		return BAD;
+	builder_patch_u32(b, 0, (uint32_t)(len - PROTO_LEN_PREFIX));
+	*out_len = len;
+	return 0;
+}
+
+int proto_encode_request(const struct proto_request *req, uint8_t *buf, size_t cap, size_t *out_len)
+{
+	struct builder b;
+	int r;
+
+	builder_init(&b, buf, cap);
+	builder_put_u32(&b, 0);
+	put_header(&b, &req->h);
+	if (req->h.version != PROTO_VERSION || req->h.flags != 0)
+		return BAD;
+	if ((r = put_request_body(&b, req)) != 0)
+		return r;
+	return finish_frame(&b, out_len);
+}
+
+/* Points *p at all the bytes left in c and consumes them. */
+static int get_rest(struct cursor *c, const char **p, size_t *len)
+{
+	const uint8_t *rest;
+	size_t n = cursor_left(c);
+
+	if (cursor_get_bytes(c, &rest, n) != 0)
+		return BAD;
+	*p = (const char *)rest;
+	*len = n;
+	return 0;
+}
+
+static int get_response_body(struct cursor *c, struct proto_response *resp)
+{
+	struct cursor t;
+	uint8_t n;
+
+	if (resp->h.type == PROTO_ERROR) {
+		if (cursor_get_u16(c, &resp->error) != 0 || resp->error == 0 ||
+		    cursor_get_u16_prefixed(c, &t) != 0 || cursor_left(&t) > PROTO_TEXT_MAX)
+			return BAD;
+		return get_rest(&t, &resp->text, &resp->text_len);
+	}
+	switch (resp->h.type & ~PROTO_RESPONSE) {
+	case PROTO_PING:
+		return 0;
+	case PROTO_SIGN:
+	case PROTO_SIGN_MESSAGE:
+		if (get_format(c, &resp->format) != 0 || cursor_get_u8(c, &n) != 0 ||
+		    !sig_len_ok(resp->format, n) || cursor_copy(c, resp->sig, n) != 0)
+			return BAD;
+		resp->sig_len = n;
+		return 0;
+	case PROTO_PUBKEY:
+		if (cursor_copy(c, resp->key_id, sizeof(resp->key_id)) != 0 ||
+		    cursor_copy(c, resp->point, sizeof(resp->point)) != 0 ||
+		    cursor_copy(c, resp->spki, sizeof(resp->spki)) != 0)
+			return BAD;
+		return 0;
+	case PROTO_VERIFY:
+		if (cursor_get_u8(c, &resp->valid) != 0 || resp->valid > 1)
+			return BAD;
+		return 0;
+	case PROTO_LIST_KEYS:
+	case PROTO_STATUS:
+		return get_rest(c, &resp->json, &resp->json_len);
+	default:
+		return -PROTO_E_UNKNOWN_TYPE;
+	}
+}
+
+int proto_decode_response(const uint8_t *frame, size_t len, struct proto_response *resp)
+{
+	struct cursor c;
+	int r;
+
+	memset(resp, 0, sizeof(*resp));
+	if (len > PROTO_FRAME_MAX)
+		return -PROTO_E_FRAME_TOO_LARGE;
+	cursor_init(&c, frame, len);
+	if ((r = get_header(&c, &resp->h)) != 0)
+		return r;
+	if (resp->h.type != PROTO_ERROR && !(resp->h.type & PROTO_RESPONSE))
+		return BAD;
+	if ((r = get_response_body(&c, resp)) != 0)
+		return r;
+	return cursor_end(&c) == 0 ? 0 : BAD;
+}
+
+static int put_response_body(struct builder *b, const struct proto_response *resp)
+{
+	if (resp->h.type == PROTO_ERROR) {
+		if (resp->error == 0 || resp->text_len > PROTO_TEXT_MAX)
+			return BAD;
+		builder_put_u16(b, resp->error);
+		builder_put_u16(b, (uint16_t)resp->text_len);
+		builder_put_bytes(b, resp->text, resp->text_len);
+		return 0;
+	}
+	if (!(resp->h.type & PROTO_RESPONSE))
+		return BAD;
+	switch (resp->h.type & ~PROTO_RESPONSE) {
+	case PROTO_PING:
+		return 0;
+	case PROTO_SIGN:
+	case PROTO_SIGN_MESSAGE:
+		if (resp->format > PROTO_FORMAT_RAW || !sig_len_ok(resp->format, resp->sig_len))
+			return BAD;
+		builder_put_u8(b, resp->format);
+		builder_put_u8(b, (uint8_t)resp->sig_len);
+		builder_put_bytes(b, resp->sig, resp->sig_len);
+		return 0;
+	case PROTO_PUBKEY:
+		builder_put_bytes(b, resp->key_id, sizeof(resp->key_id));
+		builder_put_bytes(b, resp->point, sizeof(resp->point));
+		builder_put_bytes(b, resp->spki, sizeof(resp->spki));
+		return 0;
+	case PROTO_VERIFY:
+		builder_put_u8(b, resp->valid ? 1 : 0);
+		return 0;
+	case PROTO_LIST_KEYS:
+	case PROTO_STATUS:
+		builder_put_bytes(b, resp->json, resp->json_len);
+		return 0;
+	default:
+		return BAD;
+	}
+}
+
+int proto_encode_response(const struct proto_response *resp, uint8_t *buf, size_t cap,
+	size_t *out_len)
+{
+	struct builder b;
+	int r;
+
+	builder_init(&b, buf, cap);
+	builder_put_u32(&b, 0);
+	put_header(&b, &resp->h);
+	if (resp->h.version != PROTO_VERSION || resp->h.flags != 0)
+		return BAD;
+	if ((r = put_response_body(&b, resp)) != 0)
+		return r;
+	return finish_frame(&b, out_len);
+}
