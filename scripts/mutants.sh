@@ -8,6 +8,7 @@
 # SURVIVED, and a total; exits non-zero if a mutant survived, no longer applies (a sed pattern
 # that does not match, so refactors cannot silently neuter the check) or does not build.
 # Usage: scripts/mutants.sh [NAME-SUBSTRING]   (runs the matching mutants only)
+# MUTANTS_ALL_TESTS=1 runs every test for every mutant (slower) to list all that kill it.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 only=${1:-}
@@ -52,7 +53,8 @@ run_suites() {
 	fi
 	# shellcheck disable=SC2086 # a list of targets
 	ninja -C "$build" $t >"$work/build.log" 2>&1 || return 2
-	meson test -C "$build" --no-rebuild --maxfail 1 "${args[@]}" >"$work/test.log" 2>&1 || return 1
+	[ "${MUTANTS_ALL_TESTS:-0}" = 1 ] || args+=(--maxfail 1)
+	meson test -C "$build" --no-rebuild "${args[@]}" >"$work/test.log" 2>&1 || return 1
 }
 
 if ! run_suites unit+ct; then

@@ -60,6 +60,7 @@ static inline void test_fatal(const char *what)
 	exit(2);
 }
 
+/* The value of one hex digit, or -1. */
 static inline int hex_nibble(char c)
 {
 	if (c >= '0' && c <= '9')
