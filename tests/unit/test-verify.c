@@ -64,7 +64,8 @@ static int eip(const uint8_t digest[32], const uint8_t sig[64], const uint8_t pu
 }
 
 /* Both verifiers agree that (digest, sig, pub) is invalid with the code `want`. */
-static void refused(const uint8_t digest[32], const uint8_t sig[64], const uint8_t pub[65], int want)
+static void refused(const uint8_t digest[32], const uint8_t sig[64], const uint8_t pub[65],
+	int want)
 {
 	CHECK_INT(p256_verify(pub, 65, digest, sig, 0), want);
 	CHECK_INT(p256_verify(pub + 1, 64, digest, sig, 0), want);
@@ -203,7 +204,8 @@ static void check_points(const uint8_t pub[65], const uint8_t digest[32], const 
 	EC_POINT_free(pt);
 }
 
-static void check_eip_lengths(const uint8_t pub[65], const uint8_t digest[32], const uint8_t sig[64])
+static void check_eip_lengths(const uint8_t pub[65], const uint8_t digest[32],
+	const uint8_t sig[64])
 {
 	uint8_t in[161] = { 0 }, out[32];
 
