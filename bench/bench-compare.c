@@ -8,7 +8,10 @@
  * For each: sequential latency on one connection (median, p99 over --samples requests) and
  * signs/s with 1, 4, 16, 64 connections (threads for the core), each connection sending its
  * next request when the previous one is answered, for --seconds each.
- *   bench-compare [--daemon PATH] [--seconds S] [--samples N] [--connections 1,4,16,64] [--json]
+ *   bench-compare [--daemon PATH] [--seconds S] [--samples N] [--connections 1,4,16,64]
+ *                 [--runs N] [--json]
+ * With --runs N the whole comparison runs N times, the backends interleaved within each run, and
+ * each figure is the median of its N measurements (the machine may be shared).
  * The key is made with ssh-keygen, so ssh-agent, ssh-add and ssh-keygen (openssh-client) must be
  * on PATH; p256signd runs with as many workers as CPUs.
  */
@@ -38,6 +41,8 @@
 
 #define MAX_CONNS 16
 #define MAX_THREADS 256
+#define MAX_RUNS 15
+#define NBACKENDS 5
 
 static void die(const char *what)
 {
@@ -63,6 +68,7 @@ struct backend {
 	const char *socket;		/* daemon and agent */
 	struct p256_key *key;		/* core */
 	int checked;			/* core: p256_sign_checked rather than p256_sign */
+	int verify_after_sign;		/* daemon: its key's setting */
 };
 
 static void *daemon_open(const struct backend *b)
@@ -352,11 +358,11 @@ struct row {
 };
 
 static void report(const struct row *rows, size_t nrows, const unsigned *conns, size_t nconns,
-	int json, double seconds, unsigned samples)
+	int json, double seconds, unsigned samples, unsigned runs)
 {
 	if (json) {
-		printf("{\"seconds\": %g, \"samples\": %u, \"cpus\": %ld, \"results\": [", seconds,
-			samples, sysconf(_SC_NPROCESSORS_ONLN));
+		printf("{\"seconds\": %g, \"samples\": %u, \"runs\": %u, \"cpus\": %ld, "
+			"\"results\": [", seconds, samples, runs, sysconf(_SC_NPROCESSORS_ONLN));
 		for (size_t i = 0; i < nrows; i++) {
 			printf("%s\n {\"name\": \"%s\", \"p50_us\": %.1f, \"p99_us\": %.1f, \"rate\": {",
 				i ? "," : "", rows[i].name, rows[i].lat.p50_us, rows[i].lat.p99_us);
@@ -379,6 +385,71 @@ static void report(const struct row *rows, size_t nrows, const unsigned *conns, 
 		for (size_t j = 0; j < nconns; j++)
 			printf(" %.0f |", rows[i].rate[j]);
 		printf("\n");
+	}
+}
+
+/* One backend's latency and rates, with its daemon or agent started and stopped around it. */
+static void measure_backend(struct backend *b, const char *daemon_bin, const char *key_file,
+	const char *dir, const unsigned *conns, size_t nconns, double seconds, unsigned samples,
+	struct row *row)
+{
+	struct daemon_config cfg = { .key_name = "bench", .key_file = key_file, .nonce = "hedged",
+		.verify_after_sign = b->verify_after_sign,
+		.workers = (unsigned)sysconf(_SC_NPROCESSORS_ONLN),
+		.max_inflight_per_connection = 256 };
+	char agent_sock[128];
+	struct daemon_proc d;
+	pid_t agent = 0;
+
+	if (b->open == daemon_open) {
+		daemon_start(&d, daemon_bin, &cfg);
+		b->socket = d.socket;
+	} else if (b->open == agent_open) {
+		agent = start_agent(dir, key_file, agent_sock, sizeof(agent_sock));
+		b->socket = agent_sock;
+	}
+	row->name = b->name;
+	row->lat = measure_latency(b, samples);
+	for (size_t j = 0; j < nconns; j++)
+		row->rate[j] = measure_rate(b, conns[j], seconds);
+	if (b->open == daemon_open)
+		daemon_stop(&d);
+	if (agent > 0) {
+		kill(agent, SIGTERM);
+		waitpid(agent, NULL, 0);
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, unsigned n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Each figure of backend i: the median over the runs. */
+static void median_row(struct row rows[][NBACKENDS], unsigned runs, size_t i, size_t nconns,
+	struct row *out)
+{
+	double v[MAX_RUNS];
+
+	out->name = rows[0][i].name;
+	for (unsigned r = 0; r < runs; r++)
+		v[r] = rows[r][i].lat.p50_us;
+	out->lat.p50_us = median(v, runs);
+	for (unsigned r = 0; r < runs; r++)
+		v[r] = rows[r][i].lat.p99_us;
+	out->lat.p99_us = median(v, runs);
+	for (size_t j = 0; j < nconns; j++) {
+		for (unsigned r = 0; r < runs; r++)
+			v[r] = rows[r][i].rate[j];
+		out->rate[j] = median(v, runs);
 	}
 }
 
@@ -407,34 +478,35 @@ int main(int argc, char **argv)
 		{ "seconds", required_argument, NULL, 's' },
 		{ "samples", required_argument, NULL, 'n' },
 		{ "connections", required_argument, NULL, 'c' },
+		{ "runs", required_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *daemon_bin = P256SIGND_PATH;
-	unsigned conns[MAX_CONNS] = { 1, 4, 16, 64 }, samples = 2000;
-	size_t nconns = 4, nrows = 0;
+	unsigned conns[MAX_CONNS] = { 1, 4, 16, 64 }, samples = 2000, runs = 1;
+	size_t nconns = 4;
 	double seconds = 2;
 	int json = 0, opt;
-	char dir[] = "/tmp/bench-compare-XXXXXX", key_file[64], agent_sock[128], cmd[256];
+	char dir[] = "/tmp/bench-compare-XXXXXX", key_file[64], cmd[256];
 	struct keyfile_key kf;
 	struct p256_key key = { 0 };
-	struct daemon_proc d;
-	struct row rows[6];
-	pid_t agent;
+	struct row rows[MAX_RUNS][NBACKENDS], result[NBACKENDS];
 
-	while ((opt = getopt_long(argc, argv, "d:s:n:c:j", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "d:s:n:c:r:j", options, NULL)) != -1) {
 		switch (opt) {
 		case 'd': daemon_bin = optarg; break;
 		case 's': seconds = atof(optarg); break;
 		case 'n': samples = (unsigned)atoi(optarg); break;
 		case 'c': nconns = parse_conns(optarg, conns); break;
+		case 'r': runs = (unsigned)atoi(optarg); break;
 		case 'j': json = 1; break;
 		default: nconns = 0; break;
 		}
 	}
-	if (nconns == 0 || seconds <= 0 || samples < 100 || optind != argc) {
+	if (nconns == 0 || seconds <= 0 || samples < 100 || runs < 1 || runs > MAX_RUNS ||
+	    optind != argc) {
 		fprintf(stderr, "usage: bench-compare [--daemon PATH] [--seconds S] [--samples N] "
-			"[--connections 1,4,16,64] [--json]\n");
+			"[--connections 1,4,16,64] [--runs N] [--json]\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -447,9 +519,9 @@ int main(int argc, char **argv)
 		die("loading the key");
 	keyfile_key_clear(&kf);
 
-	struct backend backends[] = {
+	struct backend backends[NBACKENDS] = {
 		{ .name = "p256signd, verify after sign", .open = daemon_open, .sign = daemon_sign,
-		  .close = daemon_close },
+		  .close = daemon_close, .verify_after_sign = 1 },
 		{ .name = "p256signd, no verify after sign", .open = daemon_open,
 		  .sign = daemon_sign, .close = daemon_close },
 		{ .name = "ssh-agent", .open = agent_open, .sign = agent_sign, .close = agent_close },
@@ -459,36 +531,16 @@ int main(int argc, char **argv)
 		  .close = core_close, .key = &key },
 	};
 
-	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
-		struct backend *b = &backends[i];
-		struct daemon_config cfg = { .key_name = "bench", .key_file = key_file,
-			.nonce = "hedged", .verify_after_sign = i == 0,
-			.workers = (unsigned)sysconf(_SC_NPROCESSORS_ONLN),
-			.max_inflight_per_connection = 256 };
-
-		agent = 0;
-		if (b->open == daemon_open) {
-			daemon_start(&d, daemon_bin, &cfg);
-			b->socket = d.socket;
-		} else if (b->open == agent_open) {
-			agent = start_agent(dir, key_file, agent_sock, sizeof(agent_sock));
-			b->socket = agent_sock;
-		}
-		rows[nrows].name = b->name;
-		rows[nrows].lat = measure_latency(b, samples);
-		for (size_t j = 0; j < nconns; j++)
-			rows[nrows].rate[j] = measure_rate(b, conns[j], seconds);
-		nrows++;
-		if (b->open == daemon_open)
-			daemon_stop(&d);
-		if (agent > 0) {
-			kill(agent, SIGTERM);
-			waitpid(agent, NULL, 0);
-		}
+	for (unsigned run = 0; run < runs; run++) {
+		for (size_t i = 0; i < NBACKENDS; i++)
+			measure_backend(&backends[i], daemon_bin, key_file, dir, conns, nconns, seconds,
+				samples, &rows[run][i]);
 	}
+	for (size_t i = 0; i < NBACKENDS; i++)
+		median_row(rows, runs, i, nconns, &result[i]);
 	p256_key_clear(&key);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	run_cmd(cmd);
-	report(rows, nrows, conns, nconns, json, seconds, samples);
+	report(result, NBACKENDS, conns, nconns, json, seconds, samples, runs);
 	return 0;
 }
