@@ -10,6 +10,7 @@
  * - nothing crashes, over-reads or leaks (the sanitizers).
  */
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
