@@ -160,6 +160,7 @@ static void case_absent(void)
 	h = test_connect(d.socket);
 	daemon_stop(&d);
 	CHECK_RC(p256sign_ping(h), P256SIGN_E_CONNECT);
+	p256sign_close(h);
 	CHECK_RC(p256sign_connect(&h, d.socket), P256SIGN_E_CONNECT);
 	CHECK(h == NULL);
 }
