@@ -61,10 +61,11 @@ void daemon_start(struct daemon_proc *d, const char *binary, const struct daemon
 	snprintf(d->config, sizeof(d->config), "%s/p256signd.json", d->dir);
 	CHECK((f = fopen(d->config, "w")) != NULL);
 	fprintf(f, "{\"socket\": \"%s\", \"workers\": %u,\n"
-		" \"limits\": {\"max_inflight_per_connection\": %u},\n"
+		" \"limits\": {\"max_inflight_per_connection\": %u, \"idle_timeout_ms\": %u},\n"
 		" \"keys\": [{\"name\": \"%s\", \"file\": \"%s\", \"nonce\": \"%s\",\n"
 		"   \"verify_after_sign\": %s}]}\n",
-		d->socket, cfg->workers, cfg->max_inflight_per_connection, cfg->key_name, key_abs,
+		d->socket, cfg->workers, cfg->max_inflight_per_connection,
+		cfg->idle_timeout_ms ? cfg->idle_timeout_ms : 60000, cfg->key_name, key_abs,
 		cfg->nonce, cfg->verify_after_sign ? "true" : "false");
 	CHECK(fclose(f) == 0);
 	spawn(d);

@@ -24,6 +24,7 @@ struct daemon_config {
 	int verify_after_sign;
 	unsigned workers;
 	unsigned max_inflight_per_connection;
+	unsigned idle_timeout_ms;	/* 0: the daemon's default */
 };
 
 /* Writes the configuration and starts the daemon; returns once it answers PING. */

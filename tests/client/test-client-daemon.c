@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -40,7 +41,8 @@ static void unhex(const char *hex, uint8_t *out, size_t n)
 }
 
 /* The RFC key as "rfc", deterministic, verified after signing, on 2 workers. */
-static void start(struct daemon_proc *d, unsigned max_inflight_per_connection)
+static void start_idle(struct daemon_proc *d, unsigned max_inflight_per_connection,
+	unsigned idle_timeout_ms)
 {
 	struct daemon_config cfg = {
 		.key_name = "rfc",
@@ -49,9 +51,15 @@ static void start(struct daemon_proc *d, unsigned max_inflight_per_connection)
 		.verify_after_sign = 1,
 		.workers = 2,
 		.max_inflight_per_connection = max_inflight_per_connection,
+		.idle_timeout_ms = idle_timeout_ms,
 	};
 
 	daemon_start(d, daemon_bin, &cfg);
+}
+
+static void start(struct daemon_proc *d, unsigned max_inflight_per_connection)
+{
+	start_idle(d, max_inflight_per_connection, 0);
 }
 
 /* A STATUS member as an integer. */
@@ -208,16 +216,23 @@ static void case_killed(void)
 	daemon_stop(&d);
 }
 
-/* A restarted daemon on the same socket: the old handle reconnects by itself. */
+/*
+ * The daemon closed an idle connection, or restarted on the same socket: the old handle
+ * reconnects by itself.
+ */
 static void case_reconnect(void)
 {
 	struct daemon_proc d;
 	struct p256sign *h;
 	uint8_t digest[32], sig[P256SIGN_SIG_MAX];
 	size_t len;
+	long before;
 
-	start(&d, 256);
+	start_idle(&d, 256, 200);
 	h = test_connect(d.socket);
+	before = status_member(h, "connections_total");
+	nanosleep(&(struct timespec){ .tv_nsec = 500 * 1000 * 1000 }, NULL);
+	CHECK(status_member(h, "connections_total") == before + 1);	/* closed when idle */
 	CHECK_RC(p256sign_ping(h), 0);
 	daemon_kill(&d);
 	daemon_restart(&d);
