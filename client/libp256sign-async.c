@@ -96,11 +96,16 @@ static int is_pending(const struct p256sign *h, uint32_t id)
 
 int p256sign_wait(struct p256sign *h, uint32_t id, struct p256sign_result *res)
 {
+	p256sign_fork_check(h);
+	return p256sign_wait_checked(h, id, res);
+}
+
+int p256sign_wait_checked(struct p256sign *h, uint32_t id, struct p256sign_result *res)
+{
 	struct pollfd pfd;
 	int r;
 
 	memset(res, 0, sizeof(*res));
-	p256sign_fork_check(h);
 	for (;;) {
 		if (take_result(h, id, res))
 			return res->error;

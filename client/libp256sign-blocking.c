@@ -5,13 +5,14 @@
 #include "libp256sign-private.h"
 
 /*
- * Waits for request *id into *res when submitting it worked (r == 0). id is passed by address:
- * it is read only after the submit call in the caller's argument list has run.
+ * Waits for request *id into *res when submitting it worked (r == 0; the submit call made the
+ * fork check). id is passed by address: it is read only after the submit call in the caller's
+ * argument list has run.
  */
 static int finish(struct p256sign *h, int r, const uint32_t *id, struct p256sign_result *res)
 {
 	memset(res, 0, sizeof(*res));
-	return r != 0 ? r : p256sign_wait(h, *id, res);
+	return r != 0 ? r : p256sign_wait_checked(h, *id, res);
 }
 
 int p256sign_ping(struct p256sign *h)

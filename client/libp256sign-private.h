@@ -97,4 +97,7 @@ int p256sign_expire(struct p256sign *h);
  * writing it. */
 int p256sign_submit(struct p256sign *h, struct proto_request *req, uint32_t *id);
 
+/* p256sign_wait for a caller that has just made the fork check (a blocking call's submit). */
+int p256sign_wait_checked(struct p256sign *h, uint32_t id, struct p256sign_result *res);
+
 #endif
