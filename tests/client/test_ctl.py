@@ -6,9 +6,11 @@ Usage: test_ctl.py P256SIGND P256SIGNCTL"""
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
 from daemonlib import Daemon, RFC_DIGEST, RFC_R, RFC_S, check, fail  # noqa: E402
@@ -176,6 +178,12 @@ fails(2, *sock, "verify", "rfc", "--pubkey", pem, "--signature", sig, "--file", 
 fails(2, *sock, "verify", "rfc", "--file", message)
 fails(2, *sock, "status", "extra")
 fails(2, "--timeout", "0", "ping")
+# A stuck daemon: --timeout bounds the wait.
+d.proc.send_signal(signal.SIGSTOP)
+t0 = time.monotonic()
+rc, _, err = run(*sock, "--timeout", "300", "ping")
+d.proc.send_signal(signal.SIGCONT)
+check(rc == 1 and "timeout" in err and time.monotonic() - t0 < 5, "--timeout: %d %r" % (rc, err))
 fails(2, "--socket")
 check(b"usage:" in ok("--help") and b"eip7951" in ok("help"), "--help")
 for cmd in ("status", "keys", "pubkey", "sign", "verify", "eip7951", "ping", "check-key"):
