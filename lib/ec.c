@@ -28,7 +28,7 @@ int ec_base_mul(const scalar *k, uint8_t x[32], uint8_t y[32])
 	const EC_GROUP *g = ec_group();
 	uint8_t kn[33];
 	BN_CTX *ctx = NULL;
-	BIGNUM *kb, *xb, *yb;
+	BIGNUM *kb = NULL, *xb, *yb;
 	EC_POINT *p = NULL;
 	int r = P256_ERR_INTERNAL;
 
@@ -57,10 +57,10 @@ int ec_base_mul(const scalar *k, uint8_t x[32], uint8_t y[32])
 	r = 0;
 out:
 	explicit_bzero(kn, sizeof(kn));
-	if (ctx != NULL) {
-		BN_clear(kb); /* kb is from the context's pool */
+	if (kb != NULL)
+		BN_clear(kb); /* kb belongs to the context's pool: wipe it before it is reused */
+	if (ctx != NULL)
 		BN_CTX_end(ctx);
-	}
 	EC_POINT_clear_free(p);
 	BN_CTX_free(ctx);
 	return r;

@@ -30,7 +30,7 @@ static int name_char_ok(char ch)
 	    ch == '.' || ch == '_' || ch == '-';
 }
 
-static int name_ok(const char *name, size_t len)
+int proto_name_valid(const char *name, size_t len)
 {
 	if (len == 0 || len > PROTO_NAME_MAX)
 		return 0;
@@ -38,6 +38,19 @@ static int name_ok(const char *name, size_t len)
 		if (!name_char_ok(name[i]))
 			return 0;
 	return 1;
+}
+
+int proto_key_name(struct proto_key *k, const char *name)
+{
+	size_t len = strnlen(name, PROTO_NAME_MAX + 1);
+
+	if (!proto_name_valid(name, len))
+		return -PROTO_E_BAD_KEY_SELECTOR;
+	memset(k, 0, sizeof(*k));
+	k->kind = PROTO_KEY_NAME;
+	k->name_len = (uint8_t)len;
+	memcpy(k->name, name, len);
+	return 0;
 }
 
 static int get_header(struct cursor *c, struct proto_header *h)
@@ -70,7 +83,7 @@ static int get_key(struct cursor *c, struct proto_key *k, int point_allowed)
 	case PROTO_KEY_NAME:
 		if (cursor_get_u8(c, &k->name_len) != 0 || cursor_get_bytes(c, &p, k->name_len) != 0)
 			return BAD;
-		if (!name_ok((const char *)p, k->name_len))
+		if (!proto_name_valid((const char *)p, k->name_len))
 			return -PROTO_E_BAD_KEY_SELECTOR;
 		memcpy(k->name, p, k->name_len);
 		k->name[k->name_len] = '\0';
@@ -91,7 +104,7 @@ static int put_key(struct builder *b, const struct proto_key *k)
 	builder_put_u8(b, k->kind);
 	switch (k->kind) {
 	case PROTO_KEY_NAME:
-		if (!name_ok(k->name, k->name_len))
+		if (!proto_name_valid(k->name, k->name_len))
 			return BAD;
 		builder_put_u8(b, k->name_len);
 		builder_put_bytes(b, k->name, k->name_len);
@@ -125,15 +138,20 @@ static int get_digest(struct cursor *c, uint8_t digest[PROTO_DIGEST_LEN])
 	return cursor_copy(c, digest, PROTO_DIGEST_LEN) == 0 ? 0 : BAD;
 }
 
-/* A signature field: u16 length, then the bytes; raw must be 64 bytes, DER at most 72. */
+/* The length rule of every signature field: raw is exactly 64 bytes, DER at most 72. */
+static int sig_len_ok(uint8_t format, size_t len)
+{
+	return format == PROTO_FORMAT_RAW ? len == PROTO_SIG_RAW_LEN : len <= PROTO_SIG_MAX;
+}
+
+/* A VERIFY signature field: u16 length, then the bytes. */
 static int get_signature(struct cursor *c, uint8_t format, uint8_t *sig, size_t *sig_len)
 {
 	struct cursor s;
 
 	if (cursor_get_u16_prefixed(c, &s) != 0)
 		return BAD;
-	if (cursor_left(&s) > PROTO_SIG_MAX ||
-	    (format == PROTO_FORMAT_RAW && cursor_left(&s) != 64))
+	if (!sig_len_ok(format, cursor_left(&s)))
 		return -PROTO_E_BAD_SIGNATURE;
 	*sig_len = cursor_left(&s);
 	return cursor_copy(&s, sig, *sig_len) == 0 ? 0 : BAD;
@@ -180,6 +198,8 @@ int proto_decode_request(const uint8_t *frame, size_t len, struct proto_request 
 	int r;
 
 	memset(req, 0, sizeof(*req));
+	if (len > PROTO_FRAME_MAX)
+		return -PROTO_E_FRAME_TOO_LARGE;
 	cursor_init(&c, frame, len);
 	if ((r = get_header(&c, &req->h)) != 0 || (r = get_request_body(&c, req)) != 0)
 		return r;
@@ -212,7 +232,7 @@ static int put_request_body(struct builder *b, const struct proto_request *req)
 		builder_put_u8(b, PROTO_DIGEST_LEN);
 		builder_put_bytes(b, req->digest, PROTO_DIGEST_LEN);
 		if (req->h.type == PROTO_VERIFY) {
-			if (req->sig_len > PROTO_SIG_MAX)
+			if (!sig_len_ok(req->format, req->sig_len))
 				return BAD;
 			builder_put_u16(b, (uint16_t)req->sig_len);
 			builder_put_bytes(b, req->sig, req->sig_len);
@@ -245,11 +265,24 @@ int proto_encode_request(const struct proto_request *req, uint8_t *buf, size_t c
 	builder_init(&b, buf, cap);
 	builder_put_u32(&b, 0);
 	put_header(&b, &req->h);
-	if (req->h.version != PROTO_VERSION || req->h.flags != 0 || (req->h.type & PROTO_RESPONSE))
+	if (req->h.version != PROTO_VERSION || req->h.flags != 0)
 		return BAD;
 	if ((r = put_request_body(&b, req)) != 0)
 		return r;
 	return finish_frame(&b, out_len);
+}
+
+/* Points *p at all the bytes left in c and consumes them. */
+static int get_rest(struct cursor *c, const char **p, size_t *len)
+{
+	const uint8_t *rest;
+	size_t n = cursor_left(c);
+
+	if (cursor_get_bytes(c, &rest, n) != 0)
+		return BAD;
+	*p = (const char *)rest;
+	*len = n;
+	return 0;
 }
 
 static int get_response_body(struct cursor *c, struct proto_response *resp)
@@ -258,12 +291,10 @@ static int get_response_body(struct cursor *c, struct proto_response *resp)
 	uint8_t n;
 
 	if (resp->h.type == PROTO_ERROR) {
-		if (cursor_get_u16(c, &resp->error) != 0 || cursor_get_u16_prefixed(c, &t) != 0 ||
-		    cursor_left(&t) > PROTO_TEXT_MAX)
+		if (cursor_get_u16(c, &resp->error) != 0 || resp->error == 0 ||
+		    cursor_get_u16_prefixed(c, &t) != 0 || cursor_left(&t) > PROTO_TEXT_MAX)
 			return BAD;
-		resp->text_len = cursor_left(&t);
-		resp->text = (const char *)t.p;
-		return 0;
+		return get_rest(&t, &resp->text, &resp->text_len);
 	}
 	switch (resp->h.type & ~PROTO_RESPONSE) {
 	case PROTO_PING:
@@ -271,7 +302,7 @@ static int get_response_body(struct cursor *c, struct proto_response *resp)
 	case PROTO_SIGN:
 	case PROTO_SIGN_MESSAGE:
 		if (get_format(c, &resp->format) != 0 || cursor_get_u8(c, &n) != 0 ||
-		    n > PROTO_SIG_MAX || cursor_copy(c, resp->sig, n) != 0)
+		    !sig_len_ok(resp->format, n) || cursor_copy(c, resp->sig, n) != 0)
 			return BAD;
 		resp->sig_len = n;
 		return 0;
@@ -287,11 +318,7 @@ static int get_response_body(struct cursor *c, struct proto_response *resp)
 		return 0;
 	case PROTO_LIST_KEYS:
 	case PROTO_STATUS:
-		resp->json_len = cursor_left(c);
-		resp->json = (const char *)c->p;
-		c->p += resp->json_len;
-		c->len = 0;
-		return 0;
+		return get_rest(c, &resp->json, &resp->json_len);
 	default:
 		return -PROTO_E_UNKNOWN_TYPE;
 	}
@@ -303,6 +330,8 @@ int proto_decode_response(const uint8_t *frame, size_t len, struct proto_respons
 	int r;
 
 	memset(resp, 0, sizeof(*resp));
+	if (len > PROTO_FRAME_MAX)
+		return -PROTO_E_FRAME_TOO_LARGE;
 	cursor_init(&c, frame, len);
 	if ((r = get_header(&c, &resp->h)) != 0)
 		return r;
@@ -316,7 +345,7 @@ int proto_decode_response(const uint8_t *frame, size_t len, struct proto_respons
 static int put_response_body(struct builder *b, const struct proto_response *resp)
 {
 	if (resp->h.type == PROTO_ERROR) {
-		if (resp->text_len > PROTO_TEXT_MAX)
+		if (resp->error == 0 || resp->text_len > PROTO_TEXT_MAX)
 			return BAD;
 		builder_put_u16(b, resp->error);
 		builder_put_u16(b, (uint16_t)resp->text_len);
@@ -330,7 +359,7 @@ static int put_response_body(struct builder *b, const struct proto_response *res
 		return 0;
 	case PROTO_SIGN:
 	case PROTO_SIGN_MESSAGE:
-		if (resp->format > PROTO_FORMAT_RAW || resp->sig_len > PROTO_SIG_MAX)
+		if (resp->format > PROTO_FORMAT_RAW || !sig_len_ok(resp->format, resp->sig_len))
 			return BAD;
 		builder_put_u8(b, resp->format);
 		builder_put_u8(b, (uint8_t)resp->sig_len);

@@ -22,7 +22,8 @@
 #define PROTO_MESSAGE_MAX 16384		/* SIGN_MESSAGE payload */
 #define PROTO_TEXT_MAX 256		/* error text */
 #define PROTO_DIGEST_LEN 32
-#define PROTO_SIG_MAX 72
+#define PROTO_SIG_MAX 72		/* DER signatures: at most 72 bytes */
+#define PROTO_SIG_RAW_LEN 64		/* raw r || s: exactly 64 bytes */
 #define PROTO_POINT_LEN 65
 #define PROTO_SPKI_LEN 91
 #define PROTO_KEY_ID_LEN 32
@@ -83,6 +84,9 @@ const char *proto_error_text(uint16_t code);
 /* 1 when the error ends the connection after it is sent. */
 int proto_error_closes(uint16_t code);
 
+/* 1 when name (len bytes, no NUL needed) is a valid key name: 1..64 of [A-Za-z0-9._-]. */
+int proto_name_valid(const char *name, size_t len);
+
 struct proto_header {
 	uint8_t version;
 	uint8_t type;
@@ -97,6 +101,12 @@ struct proto_key {
 	uint8_t id[PROTO_KEY_ID_LEN];
 	uint8_t point[PROTO_POINT_LEN];
 };
+
+/*
+ * Sets k to select the key called `name` (a NUL-terminated string, copied): kind, name and
+ * name_len, the rest zeroed. 0, or -PROTO_E_BAD_KEY_SELECTOR (k untouched) if the name is invalid.
+ */
+int proto_key_name(struct proto_key *k, const char *name);
 
 struct proto_request {
 	struct proto_header h;
@@ -135,17 +145,27 @@ int proto_frame_length(const uint8_t prefix[PROTO_LEN_PREFIX], uint32_t *len);
 /*
  * Decodes a request from the `len` bytes after the length prefix. req->h is filled as soon as the
  * header is read, so an error reply can carry the request id even when the body is refused. Errors:
+ * -PROTO_E_FRAME_TOO_LARGE (len over PROTO_FRAME_MAX, nothing read),
  * -PROTO_E_BAD_FRAME, -PROTO_E_UNSUPPORTED_VERSION, -PROTO_E_BAD_FLAGS, -PROTO_E_UNKNOWN_TYPE,
  * -PROTO_E_BAD_KEY_SELECTOR, -PROTO_E_BAD_FORMAT, -PROTO_E_BAD_DIGEST_LENGTH,
  * -PROTO_E_MESSAGE_TOO_LARGE, -PROTO_E_BAD_SIGNATURE. req->message points into frame.
  */
 int proto_decode_request(const uint8_t *frame, size_t len, struct proto_request *req);
 
-/* Encodes a whole frame, length prefix included, into buf; *out_len is its size. -PROTO_E_BAD_FRAME
- * if a field is out of range or buf too small. */
+/*
+ * Encodes a whole frame, length prefix included, into buf; *out_len is its size. -PROTO_E_BAD_FRAME
+ * if buf is too small or a field is out of range, i.e. whenever the decoder would refuse the frame
+ * (a raw VERIFY signature must be 64 bytes). Every frame a decoder accepts encodes back to the
+ * same bytes.
+ */
 int proto_encode_request(const struct proto_request *req, uint8_t *buf, size_t cap, size_t *out_len);
 
-/* The mirror pair for responses; decoded text and json point into frame. */
+/*
+ * The mirror pair for responses; decoded text and json point into frame. The decoder returns
+ * -PROTO_E_FRAME_TOO_LARGE, -PROTO_E_UNSUPPORTED_VERSION, -PROTO_E_BAD_FLAGS, -PROTO_E_UNKNOWN_TYPE
+ * (a response type it does not know) or -PROTO_E_BAD_FRAME (anything else, including an ERROR with
+ * code 0 and a raw signature that is not 64 bytes); the encoder -PROTO_E_BAD_FRAME.
+ */
 int proto_decode_response(const uint8_t *frame, size_t len, struct proto_response *resp);
 int proto_encode_response(const struct proto_response *resp, uint8_t *buf, size_t cap,
 	size_t *out_len);

@@ -8,8 +8,9 @@ seconds=${2:-60}
 top=$(cd "$(dirname "$0")/.." && pwd)
 status=0
 found=0
+build=$(cd "$build" && pwd) # the harness runs from its work directory
 for bin in "$build"/tests/fuzz/fuzz-*; do
-	[ -x "$bin" ] || continue
+	[ -f "$bin" ] && [ -x "$bin" ] || continue # not the fuzz-NAME.p object directories
 	found=1
 	name=${bin##*/fuzz-}
 	work=$(mktemp -d)
