@@ -8,28 +8,30 @@
 
 #include "log.h"
 
+/* A failed notification is logged once: the daemon serves on without systemd listening. */
+static void report(int r)
+{
+	static int reported;
+
+	if (r < 0 && !reported) {
+		reported = 1;
+		log_error("sd_notify: %s (further failures not logged)", strerror(-r));
+	}
+}
+
 static void send_state(const char *state)
 {
-	int r = sd_notify(0, state);
-
-	if (r < 0)
-		log_error("sd_notify: %s", strerror(-r));
+	report(sd_notify(0, state));
 }
 
 void notify_ready(const char *status)
 {
-	int r = sd_notifyf(0, "READY=1\nSTATUS=%s", status);
-
-	if (r < 0)
-		log_error("sd_notify: %s", strerror(-r));
+	report(sd_notifyf(0, "READY=1\nSTATUS=%s", status));
 }
 
 void notify_status(const char *status)
 {
-	int r = sd_notifyf(0, "STATUS=%s", status);
-
-	if (r < 0)
-		log_error("sd_notify: %s", strerror(-r));
+	report(sd_notifyf(0, "STATUS=%s", status));
 }
 
 void notify_stopping(void)
