@@ -208,8 +208,10 @@ static void finish(struct daemon *d)
 {
 	struct event *evs[] = { d->sig_term, d->sig_int, d->sig_chld, d->watchdog_ev, d->status_ev };
 
-	if (d->base != NULL)
+	if (d->base != NULL) {
+		pool_cancel(&d->pool, PROTO_E_SHUTTING_DOWN);
 		server_free(&d->srv);
+	}
 	pool_close(&d->pool);
 	listen_cleanup(&d->cfg, &d->ls);
 	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)

@@ -319,6 +319,24 @@ void pool_expire(struct pool *p, unsigned timeout_ms)
 	}
 }
 
+void pool_cancel(struct pool *p, uint16_t error)
+{
+	for (unsigned i = 0; i < p->n; i++) {
+		struct worker *w = &p->w[i];
+
+		for (size_t k = 0; k < w->count; k++) {
+			struct pending *pe = &w->ring[(w->head + k) % w->cap];
+
+			if (pe->type == IPC_SIGN && pe->ctx != NULL) {
+				void *ctx = pe->ctx;
+
+				pe->ctx = NULL;
+				p->cb->signed_cb(ctx, error, NULL);
+			}
+		}
+	}
+}
+
 void pool_reap(struct pool *p)
 {
 	pid_t pid;

@@ -73,6 +73,9 @@ int pool_watchdog(struct pool *p);
 /* Answers, with PROTO_E_TIMEOUT, every request sent more than timeout_ms ago. */
 void pool_expire(struct pool *p, unsigned timeout_ms);
 
+/* Answers every signing request still in flight with `error` (at exit, when the stop timed out). */
+void pool_cancel(struct pool *p, uint16_t error);
+
 /* Collects exited workers (call on SIGCHLD); a worker that exits is handled as dead. */
 void pool_reap(struct pool *p);
 

@@ -213,13 +213,14 @@ static json_t *status_json(const struct server *s)
 	}
 	if (errors == NULL)
 		return NULL;
-	return json_pack("{s:s, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:b, s:o}",
+	return json_pack("{s:s, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:b, s:o}",
 	    "version", P256SIGN_VERSION,
 	    "uptime_s", (json_int_t)((server_now_us() / 1000 - s->stats.started_ms) / 1000),
 	    "workers", (int)s->pool->n, "workers_alive", (int)s->pool->alive,
 	    "connections", (json_int_t)s->nconns,
 	    "connections_total", (json_int_t)s->stats.connections,
 	    "requests", (json_int_t)s->stats.requests, "inflight", (json_int_t)s->inflight,
+	    "at_workers", (json_int_t)s->pool->inflight,
 	    "stopping", s->stopping, "errors", errors);
 }
 

@@ -283,7 +283,8 @@ class Daemon:
         self.stderr.close()
         self.notify.close()
         check(rc == expect, "daemon exited with %d, expected %d; log:\n%s" % (rc, expect, text))
-        check("ERROR: AddressSanitizer" not in text and "runtime error:" not in text,
+        check("ERROR: AddressSanitizer" not in text and "ERROR: LeakSanitizer" not in text and
+              "runtime error:" not in text,
               "sanitizer report:\n" + text)
         subprocess.run(["rm", "-rf", self.dir], check=True)
         return text
