@@ -32,6 +32,7 @@ void log_flush(void)
 	errno = saved;
 }
 
+__attribute__((format(printf, 2, 0)))
 static void message(const char *level, const char *fmt, va_list ap)
 {
 	char line[LINE_MAX];
