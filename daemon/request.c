@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keyfile.h"
 #include "log.h"
 
 /* A request handed to a worker, until its answer comes back. */
@@ -102,6 +103,7 @@ void request_signed(void *ctx, uint16_t error, const uint8_t sig[P256_SIG_LEN])
 		server_reply_error(s, &to, error);
 	else {
 		kp->signatures++;
+		s->stats.signatures++;
 		server_reply(s, &to, &resp);
 	}
 	server_request_done(s, g->conn);
@@ -187,9 +189,11 @@ static json_t *list_keys_json(const struct server *s)
 
 	for (size_t i = 0; keys != NULL && i < s->kt->n; i++) {
 		const struct key_public *kp = &s->kt->pub[i];
+		char point[2 * P256_POINT_LEN + 1];
 
-		if (json_array_append_new(keys, json_pack("{s:s, s:s, s:s, s:b, s:I}",
-			"name", kp->name, "id", kp->id_hex,
+		keyfile_hex(kp->point, sizeof(kp->point), point);
+		if (json_array_append_new(keys, json_pack("{s:s, s:s, s:s, s:s, s:b, s:I}",
+			"name", kp->name, "key_id", kp->id_hex, "public_key", point,
 			"nonce", kp->nonce == P256_NONCE_DETERMINISTIC ? "deterministic" : "hedged",
 			"verify_after_sign", kp->verify_after_sign,
 			"signatures", (json_int_t)kp->signatures)) != 0) {
@@ -213,13 +217,14 @@ static json_t *status_json(const struct server *s)
 	}
 	if (errors == NULL)
 		return NULL;
-	return json_pack("{s:s, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:b, s:o}",
+	return json_pack("{s:s, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:o}",
 	    "version", P256SIGN_VERSION,
 	    "uptime_s", (json_int_t)((server_now_us() / 1000 - s->stats.started_ms) / 1000),
 	    "workers", (int)s->pool->n, "workers_alive", (int)s->pool->alive,
 	    "connections", (json_int_t)s->nconns,
 	    "connections_total", (json_int_t)s->stats.connections,
-	    "requests", (json_int_t)s->stats.requests, "inflight", (json_int_t)s->inflight,
+	    "requests", (json_int_t)s->stats.requests,
+	    "signatures", (json_int_t)s->stats.signatures, "inflight", (json_int_t)s->inflight,
 	    "at_workers", (json_int_t)s->pool->inflight,
 	    "stopping", s->stopping, "errors", errors);
 }

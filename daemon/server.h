@@ -40,6 +40,7 @@ struct conn {
 struct server_stats {
 	uint64_t started_ms;		/* CLOCK_MONOTONIC */
 	uint64_t requests;		/* replies sent, errors included */
+	uint64_t signatures;		/* signatures released */
 	uint64_t errors[PROTO_E_MAX + 1];
 	uint64_t connections;		/* accepted in all */
 };

@@ -95,10 +95,13 @@ def main():
     check(keys[2]["verify_after_sign"] is False and keys[0]["verify_after_sign"] is True,
           "verify_after_sign listed")
     check(keys[0]["signatures"] == 7 and keys[1]["signatures"] == 4, "signature counters")
-    check(keys[1]["id"] == c.pubkey("hedged")[0].hex(), "LIST_KEYS id is the PUBKEY id")
+    kid, point, _ = c.pubkey("hedged")
+    check(keys[1]["key_id"] == kid.hex() and keys[1]["public_key"] == point.hex(),
+          "LIST_KEYS key_id and public_key are PUBKEY's")
     st = c.call(frame(STATUS, 71)).ok(STATUS).json()
     check(st["workers"] == 2 and st["workers_alive"] == 2, "STATUS workers")
-    check(st["requests"] >= 40 and st["inflight"] == 0 and st["connections"] == 1,
+    check(st["requests"] >= 40 and st["inflight"] == 0 and st["connections"] == 1 and
+          st["signatures"] == 15,
           "STATUS counters: %s" % st)
     check(all(v == 0 for v in st["errors"].values()) and "unknown-key" in st["errors"],
           "STATUS errors by kind")
