@@ -12,6 +12,7 @@
 #include "proto.h"
 
 #define WORKERS_MAX 256
+#define KEYS_MAX 128	/* LIST_KEYS must fit in one frame */
 
 struct ctx {
 	const char *path;
@@ -199,8 +200,8 @@ static int get_keys(struct ctx *x, json_t *root, struct config *cfg)
 
 	if (a == NULL)
 		return fail(x, "", "keys", "missing");
-	if (!json_is_array(a) || json_array_size(a) == 0)
-		return fail(x, "", "keys", "must be a non-empty array");
+	if (!json_is_array(a) || json_array_size(a) == 0 || json_array_size(a) > KEYS_MAX)
+		return fail(x, "", "keys", "must be an array of 1 to %d keys", KEYS_MAX);
 	if ((cfg->keys = calloc(json_array_size(a), sizeof(*cfg->keys))) == NULL)
 		return fail(x, "", "keys", "out of memory");
 	for (i = 0; i < json_array_size(a); i++) {

@@ -83,7 +83,9 @@ def check_config():
     refused({"keys": [{"name": "a", "file": RFC_KEY, "nonse": "hedged"}]},
             "keys[0].nonse: unknown field")
     refused({}, "keys: missing")
-    refused({"keys": []}, "keys: must be a non-empty array")
+    refused({"keys": []}, "keys: must be an array of 1 to 128 keys")
+    refused({"keys": [{"name": "k%d" % i, "file": RFC_KEY} for i in range(129)]},
+            "keys: must be an array of 1 to 128 keys")
     refused({"keys": [{"file": RFC_KEY}]}, "keys[0].name: missing")
     refused({"keys": [{"name": "a b", "file": RFC_KEY}]}, "keys[0].name")
     refused({"keys": [{"name": "a", "file": RFC_KEY, "nonce": "random"}]}, "keys[0].nonce")
