@@ -281,5 +281,6 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);	/* no reload: keys and limits are read once, at start-up */
 	return run(path);
 }
