@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <event2/buffer.h>
-#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/listener.h>
 #include <stdlib.h>
@@ -16,7 +15,6 @@
 #include "request.h"
 
 #define READ_MAX 16384			/* bytes per read from a client */
-#define WRITE_MAX 65536
 #define OUTPUT_HIGH 65536		/* stop taking requests while more replies are unread */
 #define OUTPUT_LOW 16384		/* and resume below this */
 #define FRAMES_PER_TURN 64		/* then let other connections have a turn */
@@ -46,20 +44,34 @@ static void conn_free(struct conn *c)
 {
 	if (c->timer != NULL)
 		event_free(c->timer);
+	if (c->rev != NULL)
+		event_free(c->rev);
+	if (c->wev != NULL)
+		event_free(c->wev);
+	if (c->in != NULL)
+		evbuffer_free(c->in);
+	if (c->out != NULL)
+		evbuffer_free(c->out);
 	free(c);
 }
 
 /* Closes the socket; the struct stays until the last request sent to a worker on its behalf
- * comes back. */
+ * comes back, and while its frames are being taken. */
 static void conn_close(struct conn *c)
 {
 	struct server *s = c->srv;
 
-	if (c->bev == NULL)
+	if (c->fd < 0)
 		return;
-	bufferevent_free(c->bev);
-	c->bev = NULL;
+	event_del(c->rev);
+	event_del(c->wev);
 	event_del(c->timer);
+	close(c->fd);
+	c->fd = -1;
+	if (c->queued) {
+		TAILQ_REMOVE(&s->to_flush, c, flush_link);
+		c->queued = 0;
+	}
 	TAILQ_REMOVE(&s->conns, c, link);
 	s->nconns--;
 	if (c->inflight == 0 && !c->busy)
@@ -71,7 +83,7 @@ void server_request_done(struct server *s, struct conn *c)
 {
 	c->inflight--;
 	s->inflight--;
-	if (c->bev == NULL && c->inflight == 0 && !c->busy)
+	if (c->fd < 0 && c->inflight == 0 && !c->busy)
 		conn_free(c);
 	maybe_finish_stop(s);
 }
@@ -82,7 +94,7 @@ static void conn_update_timer(struct conn *c)
 	const struct config_limits *l = &c->srv->cfg->limits;
 	struct timeval tv;
 
-	if (evbuffer_get_length(bufferevent_get_input(c->bev)) > 0) {
+	if (evbuffer_get_length(c->in) > 0) {
 		if (c->frame_timing)
 			return;
 		c->frame_timing = 1;
@@ -107,13 +119,76 @@ static void conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 	conn_close(c);
 }
 
+/* Queues c for the flush at the end of this loop turn. */
+static void conn_queue(struct conn *c)
+{
+	struct server *s = c->srv;
+
+	if (c->queued || c->fd < 0)
+		return;
+	/* The flush runs after the callbacks already due in this turn: their replies join it. */
+	if (TAILQ_EMPTY(&s->to_flush))
+		event_active(s->flush_ev, EV_TIMEOUT, 0);
+	c->queued = 1;
+	TAILQ_INSERT_TAIL(&s->to_flush, c, flush_link);
+}
+
 /* After an error that ends the connection: stop reading, close once the reply is written. */
 static void conn_close_after_write(struct conn *c)
 {
 	c->closing = 1;
-	bufferevent_disable(c->bev, EV_READ);
-	if (evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
+	event_del(c->rev);
+	if (evbuffer_get_length(c->out) == 0)
 		conn_close(c);
+	else
+		conn_queue(c);
+}
+
+static void conn_process(struct conn *c);
+
+/* Writes what it can of c's replies; waits for the socket to be writable for the rest. Then
+ * closes c if it was to close, or resumes reading once the client caught up. */
+static void conn_flush(struct conn *c)
+{
+	size_t left = evbuffer_get_length(c->out);
+
+	if (left > 0) {
+		if (evbuffer_write(c->out, c->fd) < 0 && errno != EAGAIN && errno != EINTR) {
+			conn_close(c);
+			return;
+		}
+		left = evbuffer_get_length(c->out);
+		if (left > 0)
+			event_add(c->wev, NULL);
+		else
+			event_del(c->wev);
+	}
+	if (left == 0 && (c->closing || (c->srv->stopping && c->inflight == 0))) {
+		conn_close(c);
+		return;
+	}
+	if (c->paused && !c->closing && left <= OUTPUT_LOW) {
+		c->paused = 0;
+		event_add(c->rev, NULL);
+		conn_process(c);
+	}
+}
+
+static void flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *s = arg;
+	struct conn *c;
+
+	while ((c = TAILQ_FIRST(&s->to_flush)) != NULL) {
+		TAILQ_REMOVE(&s->to_flush, c, flush_link);
+		c->queued = 0;
+		conn_flush(c);
+	}
+}
+
+static void conn_write_cb(evutil_socket_t fd, short what, void *arg)
+{
+	conn_flush(arg);
 }
 
 static void conn_take_frames(struct conn *c);
@@ -124,7 +199,7 @@ static void conn_process(struct conn *c)
 	c->busy = 1;
 	conn_take_frames(c);
 	c->busy = 0;
-	if (c->bev == NULL && c->inflight == 0)
+	if (c->fd < 0 && c->inflight == 0)
 		conn_free(c);
 }
 
@@ -132,24 +207,23 @@ static void conn_process(struct conn *c)
 static void conn_take_frames(struct conn *c)
 {
 	struct server *s = c->srv;
-	struct evbuffer *in = bufferevent_get_input(c->bev);
 	int n;
 
-	for (n = 0; n < FRAMES_PER_TURN && c->bev != NULL && !c->closing; n++) {
+	for (n = 0; n < FRAMES_PER_TURN && c->fd >= 0 && !c->closing; n++) {
 		uint8_t prefix[PROTO_LEN_PREFIX];
-		size_t have = evbuffer_get_length(in);
+		size_t have = evbuffer_get_length(c->in);
 		uint32_t len = 0;
 		const uint8_t *frame;
 		int r;
 
-		if (evbuffer_get_length(bufferevent_get_output(c->bev)) > OUTPUT_HIGH) {
+		if (evbuffer_get_length(c->out) > OUTPUT_HIGH) {
 			c->paused = 1;
-			bufferevent_disable(c->bev, EV_READ);
+			event_del(c->rev);
 			break;
 		}
 		if (have < PROTO_LEN_PREFIX)
 			break;
-		evbuffer_copyout(in, prefix, sizeof(prefix));
+		evbuffer_copyout(c->in, prefix, sizeof(prefix));
 		/* Decided on the prefix alone: an oversize frame's body is never waited for. */
 		r = proto_frame_length(prefix, &len);
 		if (r == 0 && len > s->cfg->limits.max_frame_bytes)
@@ -158,58 +232,66 @@ static void conn_take_frames(struct conn *c)
 			struct reply_to to = { .conn = c, .type = 0, .start_us = server_now_us() };
 
 			server_reply_error(s, &to, (uint16_t)-r);
-			if (c->bev != NULL)
+			if (c->fd >= 0)
 				conn_close_after_write(c);
 			break;
 		}
 		if (have - PROTO_LEN_PREFIX < len)
 			break;
-		if ((frame = evbuffer_pullup(in, PROTO_LEN_PREFIX + (ssize_t)len)) == NULL) {
+		if ((frame = evbuffer_pullup(c->in, PROTO_LEN_PREFIX + (ssize_t)len)) == NULL) {
 			log_error("conn %lu: out of memory", c->number);
 			conn_close(c);
 			return;
 		}
 		c->frame_timing = 0;	/* progress: a stalled frame is timed from here */
 		request_handle(s, c, frame + PROTO_LEN_PREFIX, len, server_now_us());
-		if (c->bev != NULL)
-			evbuffer_drain(in, PROTO_LEN_PREFIX + len);
+		if (c->fd >= 0)
+			evbuffer_drain(c->in, PROTO_LEN_PREFIX + len);
 	}
-	if (c->bev == NULL)
+	if (c->fd < 0)
 		return;
 	if (s->stopping && c->inflight == 0) {
 		conn_close_after_write(c);
 		return;
 	}
-	/* Frames left over: come back after the other connections had their turn. */
-	if (n == FRAMES_PER_TURN)
-		bufferevent_trigger(c->bev, EV_READ, BEV_TRIG_DEFER_CALLBACKS);
+	/* Frames left over: come back after the connections already waiting had their turn. */
+	if (n == FRAMES_PER_TURN) {
+		c->more = 1;
+		event_active(c->rev, EV_READ, 0);
+	}
 	conn_update_timer(c);
 }
 
-static void conn_read_cb(struct bufferevent *bev, void *arg)
-{
-	conn_process(arg);
-}
-
-static void conn_write_cb(struct bufferevent *bev, void *arg)
+/* Reads what the socket has, up to a whole frame's worth beyond what is buffered. */
+static void conn_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *c = arg;
+	size_t limit = PROTO_LEN_PREFIX + c->srv->cfg->limits.max_frame_bytes;
+	size_t have = evbuffer_get_length(c->in);
 
-	if (evbuffer_get_length(bufferevent_get_output(bev)) == 0 &&
-	    (c->closing || (c->srv->stopping && c->inflight == 0))) {
-		conn_close(c);
-		return;
-	}
-	if (c->paused && !c->closing) {
-		c->paused = 0;
-		bufferevent_enable(bev, EV_READ);
-		conn_process(c);
-	}
-}
+	if (c->more)
+		c->more = 0;	/* a turn for buffered frames; the socket is read next time */
+	else if (have < limit) {
+		struct evbuffer_iovec v;
+		size_t want = limit - have < READ_MAX ? limit - have : READ_MAX;
+		ssize_t n;
 
-static void conn_event_cb(struct bufferevent *bev, short what, void *arg)
-{
-	conn_close(arg);
+		if (evbuffer_reserve_space(c->in, (ev_ssize_t)want, &v, 1) != 1) {
+			conn_close(c);
+			return;
+		}
+		n = read(c->fd, v.iov_base, want);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+			conn_close(c);
+			return;
+		}
+		v.iov_len = n > 0 ? (size_t)n : 0;
+		if (evbuffer_commit_space(c->in, &v, 1) != 0) {
+			conn_close(c);
+			return;
+		}
+	}
+	conn_process(c);
 }
 
 /* The reply to a connection beyond max_connections: overloaded, then close. Best effort: the
@@ -248,35 +330,28 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		goto fail;
 	c->srv = s;
+	c->fd = -1;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->peer, &credlen) != 0) {
 		log_error("SO_PEERCRED: %s", strerror(errno));
 		goto fail;
 	}
 	if ((c->timer = evtimer_new(s->base, conn_timer_cb, c)) == NULL ||
-	    (c->bev = bufferevent_socket_new(s->base, fd, BEV_OPT_CLOSE_ON_FREE)) == NULL)
+	    (c->rev = event_new(s->base, fd, EV_READ | EV_PERSIST, conn_read_cb, c)) == NULL ||
+	    (c->wev = event_new(s->base, fd, EV_WRITE | EV_PERSIST, conn_write_cb, c)) == NULL ||
+	    (c->in = evbuffer_new()) == NULL || (c->out = evbuffer_new()) == NULL ||
+	    event_add(c->rev, NULL) != 0)
 		goto fail;
-	fd = -1;
+	c->fd = fd;
 	c->number = ++s->stats.connections;
-	bufferevent_set_max_single_read(c->bev, READ_MAX);
-	bufferevent_set_max_single_write(c->bev, WRITE_MAX);
-	bufferevent_setwatermark(c->bev, EV_READ, 0, PROTO_LEN_PREFIX + s->cfg->limits.max_frame_bytes);
-	bufferevent_setwatermark(c->bev, EV_WRITE, OUTPUT_LOW, 0);
-	bufferevent_setcb(c->bev, conn_read_cb, conn_write_cb, conn_event_cb, c);
-	if (bufferevent_enable(c->bev, EV_READ | EV_WRITE) != 0)
-		goto fail;
 	TAILQ_INSERT_TAIL(&s->conns, c, link);
 	s->nconns++;
 	conn_update_timer(c);
 	return;
 fail:
 	log_error("cannot take a connection");
-	if (c != NULL) {
-		if (c->bev != NULL)
-			bufferevent_free(c->bev);
+	if (c != NULL)
 		conn_free(c);
-	}
-	if (fd >= 0)
-		close(fd);
+	close(fd);
 }
 
 static void retry_cb(evutil_socket_t fd, short what, void *arg)
@@ -334,6 +409,7 @@ int server_init(struct server *s, struct event_base *base, const struct config *
 	s->pool = pool;
 	s->stats.started_ms = server_now_us() / 1000;
 	TAILQ_INIT(&s->conns);
+	TAILQ_INIT(&s->to_flush);
 	/* accept runs until EAGAIN, so the socket (ours or systemd's) must not block. */
 	if (evutil_make_socket_nonblocking(fd) != 0) {
 		close(fd);
@@ -352,8 +428,9 @@ int server_init(struct server *s, struct event_base *base, const struct config *
 	s->log_ev = evtimer_new(base, log_cb, s);
 	s->stop_ev = evtimer_new(base, stop_cb, s);
 	s->retry_ev = evtimer_new(base, retry_cb, s);
+	s->flush_ev = evtimer_new(base, flush_cb, s);
 	if (s->expire_ev == NULL || s->log_ev == NULL || s->stop_ev == NULL ||
-	    s->retry_ev == NULL || event_add(s->expire_ev, &tv) != 0) {
+	    s->retry_ev == NULL || s->flush_ev == NULL || event_add(s->expire_ev, &tv) != 0) {
 		log_error("cannot create timers");
 		return -1;
 	}
@@ -408,6 +485,8 @@ void server_free(struct server *s)
 		event_free(s->stop_ev);
 	if (s->retry_ev != NULL)
 		event_free(s->retry_ev);
+	if (s->flush_ev != NULL)
+		event_free(s->flush_ev);
 	log_flush();
 }
 
@@ -429,20 +508,22 @@ void server_reply(struct server *s, const struct reply_to *to, const struct prot
 		s->stats.errors[resp->error]++;
 	if (log_request(&line))
 		event_add(s->log_ev, &tv);
-	if (c->bev == NULL)
+	if (c->fd < 0)
 		return;
 	if (proto_encode_response(resp, buf, sizeof(buf), &len) != 0) {
 		log_error("conn %lu: cannot encode a reply", c->number);
 		conn_close(c);
 		return;
 	}
-	if (bufferevent_write(c->bev, buf, len) != 0) {
+	if (evbuffer_add(c->out, buf, len) != 0) {
 		log_error("conn %lu: out of memory", c->number);
 		conn_close(c);
 		return;
 	}
 	if (resp->h.type == PROTO_ERROR && proto_error_closes(resp->error))
 		conn_close_after_write(c);
+	else
+		conn_queue(c);
 }
 
 void server_reply_error(struct server *s, const struct reply_to *to, uint16_t code)

@@ -20,12 +20,19 @@
 
 struct event_base;
 struct event;
-struct bufferevent;
+struct evbuffer;
 struct evconnlistener;
 
+/*
+ * A client connection. Its socket is read and written directly (one read per readiness, one
+ * writev per loop turn for all the replies queued to it) rather than through a bufferevent,
+ * which would add an ioctl per read and two epoll_ctl calls per reply.
+ */
 struct conn {
 	struct server *srv;
-	struct bufferevent *bev;	/* NULL once the socket is closed */
+	int fd;				/* -1 once the socket is closed */
+	struct event *rev, *wev;	/* readable; writable (only while replies are stuck) */
+	struct evbuffer *in, *out;
 	struct event *timer;		/* idle or mid-frame timeout */
 	struct ucred peer;		/* SO_PEERCRED, taken at accept */
 	unsigned long number;		/* counted from 1, for the log */
@@ -34,7 +41,10 @@ struct conn {
 	int paused;			/* reading stopped until the client reads its replies */
 	int frame_timing;		/* the mid-frame timeout is armed */
 	int busy;			/* its frames are being taken: closing must not free it */
+	int more;			/* frames left for its next turn */
+	int queued;			/* on the server's list of connections with replies to write */
 	TAILQ_ENTRY(conn) link;
+	TAILQ_ENTRY(conn) flush_link;
 };
 
 struct server_stats {
@@ -55,7 +65,9 @@ struct server {
 	struct event *log_ev;		/* flushes batched log lines */
 	struct event *stop_ev;		/* bounds the orderly stop */
 	struct event *retry_ev;		/* resumes accepting after running out of descriptors */
+	struct event *flush_ev;		/* writes queued replies at the end of a loop turn */
 	TAILQ_HEAD(, conn) conns;
+	TAILQ_HEAD(, conn) to_flush;
 	unsigned nconns;
 	size_t inflight;		/* over all connections */
 	int stopping;

@@ -121,12 +121,33 @@ def disconnects(d):
     c.close()
 
 
+def unread_replies(d, n=20000):
+    """A client that sends and does not read: the daemon stops reading it instead of queueing
+    replies without bound, then answers everything once the client reads."""
+    c = d.client()
+    data = b"".join(frame(STATUS, i) for i in range(n))
+    sender = threading.Thread(target=c.send, args=(data,))
+    other = d.client()
+    before = other.call(frame(STATUS, 0)).ok(STATUS).json()["requests"]
+    sender.start()
+    time.sleep(1.0)
+    check(sender.is_alive(), "the daemon stopped reading the client that does not read")
+    answered = other.call(frame(STATUS, 0)).ok(STATUS).json()["requests"] - before
+    check(answered < n // 4, "replies queued without bound: %d answered unread" % answered)
+    other.close()
+    ids = [c.recv().ok(STATUS).id for _ in range(n)]
+    sender.join()
+    check(ids == list(range(n)), "every request answered, in order")
+    c.close()
+
+
 def main():
     d = Daemon(sys.argv[1], workers=2, limits={"max_inflight_per_connection": 1000})
     pipelined(d)
     concurrent(d)
     split_frames(d)
     disconnects(d)
+    unread_replies(d)
     d.stop()
     print("ok")
 
