@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <event2/buffer.h>
-#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "evio.h"
 #include "ipc.h"
 #include "log.h"
 #include "proto.h"
@@ -32,8 +32,9 @@ struct worker {
 	struct pool *pool;
 	unsigned index;
 	pid_t pid;
-	int fd;
-	struct bufferevent *bev;
+	int fd;				/* -1 once closed */
+	struct event *rev, *wev;	/* readable; writable (only while requests are stuck) */
+	struct evbuffer *in, *out;
 	int alive;
 	int ping_outstanding;
 	struct pending *ring;
@@ -95,6 +96,24 @@ fail:
 	return -1;
 }
 
+/* Closes the parent's end of the socketpair and frees its events and buffers. */
+static void worker_close(struct worker *w)
+{
+	if (w->rev != NULL)
+		event_free(w->rev);
+	if (w->wev != NULL)
+		event_free(w->wev);
+	if (w->in != NULL)
+		evbuffer_free(w->in);
+	if (w->out != NULL)
+		evbuffer_free(w->out);
+	w->rev = w->wev = NULL;
+	w->in = w->out = NULL;
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+}
+
 /* Stops using a worker: kills it if it still runs and fails every request it had. */
 static void worker_fail(struct worker *w, const char *why)
 {
@@ -107,11 +126,7 @@ static void worker_fail(struct worker *w, const char *why)
 	p->alive--;
 	if (w->pid > 0)
 		kill(w->pid, SIGKILL);
-	if (w->bev != NULL) {
-		bufferevent_free(w->bev);
-		w->bev = NULL;
-		w->fd = -1;
-	}
+	worker_close(w);
 	for (; w->count > 0; w->count--, w->head = (w->head + 1) % w->cap) {
 		struct pending *pe = &w->ring[w->head];
 
@@ -137,8 +152,12 @@ static int send_msg(struct worker *w, uint16_t type, uint32_t key, const void *b
 	struct pending *pe;
 	uint64_t id = w->pool->next_id++;
 
-	if (w->count == w->cap || ipc_put(buf, sizeof(buf), &len, type, key, id, body) != 0 ||
-	    bufferevent_write(w->bev, buf, len) != 0)
+	if (w->count == w->cap || ipc_put(buf, sizeof(buf), &len, type, key, id, body) != 0)
+		return -1;
+	/* Written by flush_cb at the end of this loop turn, with whatever else is queued by then. */
+	if (evbuffer_get_length(w->out) == 0 && !event_pending(w->wev, EV_WRITE, NULL))
+		event_active(w->pool->flush_ev, EV_TIMEOUT, 0);
+	if (evbuffer_add(w->out, buf, len) != 0)
 		return -1;
 	pe = &w->ring[(w->head + w->count) % w->cap];
 	*pe = (struct pending){ .id = id, .type = type, .sent_ms = now_ms(), .ctx = ctx };
@@ -188,17 +207,50 @@ static int take_reply(struct worker *w, const struct ipc_header *h, const uint8_
 	return 0;
 }
 
-static void worker_read_cb(struct bufferevent *bev, void *arg)
+/* Writes what the socket takes of w's queued requests; waits for writability for the rest. */
+static void worker_flush(struct worker *w)
+{
+	if (!w->alive || evbuffer_get_length(w->out) == 0)
+		return;
+	if (evbuffer_write(w->out, w->fd) < 0 && errno != EAGAIN && errno != EINTR) {
+		worker_fail(w, "socket error");
+		return;
+	}
+	if (evbuffer_get_length(w->out) > 0)
+		event_add(w->wev, NULL);
+	else
+		event_del(w->wev);
+}
+
+static void flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct pool *p = arg;
+
+	for (unsigned i = 0; i < p->n; i++)
+		worker_flush(&p->w[i]);
+}
+
+static void worker_write_cb(evutil_socket_t fd, short what, void *arg)
+{
+	worker_flush(arg);
+}
+
+static void worker_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct worker *w = arg;
-	struct evbuffer *in = bufferevent_get_input(bev);
-	size_t len = evbuffer_get_length(in), off = 0, used;
-	const uint8_t *buf = evbuffer_pullup(in, -1);
+	size_t len, off = 0, used;
+	const uint8_t *buf;
 	struct ipc_header h;
 	const uint8_t *body;
+	ssize_t n = evio_read(w->in, w->fd, 65536);
 	int r;
 
-	if (buf == NULL)
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		worker_fail(w, n == 0 ? "closed its socket" : "socket error");
+		return;
+	}
+	len = evbuffer_get_length(w->in);
+	if (len == 0 || (buf = evbuffer_pullup(w->in, -1)) == NULL)
 		return;
 	while ((r = ipc_next(buf + off, len - off, IPC_TO_PARENT, &h, &body, &used)) == 0) {
 		if (take_reply(w, &h, body) != 0) {
@@ -211,12 +263,7 @@ static void worker_read_cb(struct bufferevent *bev, void *arg)
 		worker_fail(w, "sent a malformed message");
 		return;
 	}
-	evbuffer_drain(in, off);
-}
-
-static void worker_event_cb(struct bufferevent *bev, short what, void *arg)
-{
-	worker_fail(arg, (what & BEV_EVENT_EOF) ? "closed its socket" : "socket error");
+	evbuffer_drain(w->in, off);
 }
 
 int pool_attach(struct pool *p, struct event_base *base, const struct pool_callbacks *cb,
@@ -225,18 +272,19 @@ int pool_attach(struct pool *p, struct event_base *base, const struct pool_callb
 	p->base = base;
 	p->cb = cb;
 	p->arg = arg;
+	if ((p->flush_ev = evtimer_new(base, flush_cb, p)) == NULL) {
+		log_error("cannot create the worker flush event");
+		return -1;
+	}
 	for (unsigned i = 0; i < p->n; i++) {
 		struct worker *w = &p->w[i];
 
-		if ((w->bev = bufferevent_socket_new(base, w->fd, BEV_OPT_CLOSE_ON_FREE)) == NULL) {
-			log_error("bufferevent_socket_new failed");
-			return -1;
-		}
-		bufferevent_set_max_single_read(w->bev, 65536);
-		bufferevent_set_max_single_write(w->bev, 65536);
-		bufferevent_setcb(w->bev, worker_read_cb, NULL, worker_event_cb, w);
-		if (bufferevent_enable(w->bev, EV_READ | EV_WRITE) != 0) {
-			log_error("bufferevent_enable failed");
+		if (evutil_make_socket_nonblocking(w->fd) != 0 ||
+		    (w->rev = event_new(base, w->fd, EV_READ | EV_PERSIST, worker_read_cb, w)) == NULL ||
+		    (w->wev = event_new(base, w->fd, EV_WRITE | EV_PERSIST, worker_write_cb, w)) == NULL ||
+		    (w->in = evbuffer_new()) == NULL || (w->out = evbuffer_new()) == NULL ||
+		    event_add(w->rev, NULL) != 0) {
+			log_error("cannot watch worker %d", (int)w->pid);
 			return -1;
 		}
 	}
@@ -371,14 +419,11 @@ void pool_close(struct pool *p)
 	unsigned left = 0;
 
 	for (unsigned i = 0; i < p->n; i++) {
-		struct worker *w = &p->w[i];
-
-		if (w->bev != NULL)
-			bufferevent_free(w->bev);
-		else if (w->fd >= 0)
-			close(w->fd);
-		left += w->pid > 0;
+		worker_close(&p->w[i]);
+		left += p->w[i].pid > 0;
 	}
+	if (p->flush_ev != NULL)
+		event_free(p->flush_ev);
 	while (left > 0) {
 		const struct timespec tick = { 0, 10 * 1000 * 1000 };
 		int late = now_ms() >= deadline;

@@ -12,10 +12,11 @@
  * The parent's side of the workers: spawning them, sending them signing requests (least
  * outstanding first), matching each reply to its request by id, start-up self-test, watchdog
  * pings, request timeouts and worker deaths. Requests to a worker go out in batches: they are
- * queued on its bufferevent and written together when the event loop comes round.
+ * queued and written together (one writev) at the end of the event loop's turn.
  */
 
 struct event_base;
+struct event;
 struct worker;
 
 struct pool_callbacks {
@@ -29,6 +30,7 @@ struct pool_callbacks {
 
 struct pool {
 	struct event_base *base;
+	struct event *flush_ev;		/* writes the queued requests at the end of a loop turn */
 	struct worker *w;
 	unsigned n;			/* workers started */
 	unsigned alive;

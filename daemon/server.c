@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "evio.h"
 #include "log.h"
 #include "request.h"
 
@@ -272,21 +273,9 @@ static void conn_read_cb(evutil_socket_t fd, short what, void *arg)
 	if (c->more)
 		c->more = 0;	/* a turn for buffered frames; the socket is read next time */
 	else if (have < limit) {
-		struct evbuffer_iovec v;
-		size_t want = limit - have < READ_MAX ? limit - have : READ_MAX;
-		ssize_t n;
+		ssize_t n = evio_read(c->in, c->fd, limit - have < READ_MAX ? limit - have : READ_MAX);
 
-		if (evbuffer_reserve_space(c->in, (ev_ssize_t)want, &v, 1) != 1) {
-			conn_close(c);
-			return;
-		}
-		n = read(c->fd, v.iov_base, want);
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-			conn_close(c);
-			return;
-		}
-		v.iov_len = n > 0 ? (size_t)n : 0;
-		if (evbuffer_commit_space(c->in, &v, 1) != 0) {
 			conn_close(c);
 			return;
 		}
