@@ -23,12 +23,36 @@ const EC_GROUP *ec_group(void)
 	return group;
 }
 
+/*
+ * The affine coordinates of p as 32-byte big-endian values (y optional). They are public (x
+ * becomes r, or x and y a public key), and OpenSSL's affine conversion and BIGNUM normalisation
+ * branch on them; the valgrind test's suppressions (tests/ct/openssl.supp) name this function so
+ * that they cover exactly this step and nothing else in ec_base_mul.
+ */
+static int affine_bytes(const EC_GROUP *g, const EC_POINT *p, uint8_t x[32], uint8_t y[32],
+	BN_CTX *ctx)
+{
+	BIGNUM *xb, *yb;
+	int r = P256_ERR_INTERNAL;
+
+	BN_CTX_start(ctx);
+	xb = BN_CTX_get(ctx);
+	yb = BN_CTX_get(ctx);
+	if (yb == NULL || EC_POINT_get_affine_coordinates(g, p, xb, yb, ctx) != 1 ||
+	    BN_bn2binpad(xb, x, 32) != 32 || (y != NULL && BN_bn2binpad(yb, y, 32) != 32))
+		goto out;
+	r = 0;
+out:
+	BN_CTX_end(ctx);
+	return r;
+}
+
 int ec_base_mul(const scalar *k, uint8_t x[32], uint8_t y[32])
 {
 	const EC_GROUP *g = ec_group();
 	uint8_t kn[33];
 	BN_CTX *ctx = NULL;
-	BIGNUM *kb = NULL, *xb, *yb;
+	BIGNUM *kb = NULL;
 	EC_POINT *p = NULL;
 	int r = P256_ERR_INTERNAL;
 
@@ -42,17 +66,12 @@ int ec_base_mul(const scalar *k, uint8_t x[32], uint8_t y[32])
 	if (g == NULL || (ctx = BN_CTX_secure_new()) == NULL)
 		goto out;
 	BN_CTX_start(ctx);
-	kb = BN_CTX_get(ctx);
-	xb = BN_CTX_get(ctx);
-	yb = BN_CTX_get(ctx);
-	if (yb == NULL || (p = EC_POINT_new(g)) == NULL)
+	if ((kb = BN_CTX_get(ctx)) == NULL || (p = EC_POINT_new(g)) == NULL)
 		goto out;
 	BN_set_flags(kb, BN_FLG_CONSTTIME);
 	if (BN_bin2bn(kn, sizeof(kn), kb) == NULL ||
 	    EC_POINT_mul(g, p, kb, NULL, NULL, ctx) != 1 ||
-	    EC_POINT_get_affine_coordinates(g, p, xb, yb, ctx) != 1)
-		goto out;
-	if (BN_bn2binpad(xb, x, 32) != 32 || (y != NULL && BN_bn2binpad(yb, y, 32) != 32))
+	    (r = affine_bytes(g, p, x, y, ctx)) != 0)
 		goto out;
 	r = 0;
 out:
@@ -99,29 +118,48 @@ out:
 	return r;
 }
 
+/*
+ * u1 = e/s and u2 = r/s mod n, with the scalar code: BN_mod_inverse took 10 us of the 64 us of a
+ * verification, the Montgomery inversion takes under 8 us (constant time, not needed here).
+ */
+static void verify_scalars(const uint8_t digest[32], const uint8_t r_in[32], const uint8_t s_in[32],
+	uint8_t u1[32], uint8_t u2[32])
+{
+	scalar e, rs, s, w;
+
+	scalar_from_bytes(&e, digest);
+	scalar_reduce(&e, &e);
+	scalar_from_bytes(&rs, r_in);
+	scalar_from_bytes(&s, s_in);
+	scalar_to_mont(&s, &s);
+	scalar_mont_inv(&w, &s);		/* s^-1 * R */
+	scalar_mont_mul(&e, &e, &w);		/* e/s */
+	scalar_mont_mul(&rs, &rs, &w);		/* r/s */
+	scalar_to_bytes(u1, &e);
+	scalar_to_bytes(u2, &rs);
+}
+
 int ec_verify_equation(const EC_POINT *q, const uint8_t digest[32], const uint8_t r_in[32],
 	const uint8_t s_in[32], BN_CTX *ctx)
 {
 	const EC_GROUP *g = ec_group();
 	const BIGNUM *n;
-	BIGNUM *e, *rb, *w, *u1, *u2, *x;
+	uint8_t u1[32], u2[32];
+	BIGNUM *rb, *u1b, *u2b, *x;
 	EC_POINT *rp = NULL;
 	int r = P256_ERR_INTERNAL;
 
 	BN_CTX_start(ctx);
-	e = BN_CTX_get(ctx);
 	rb = BN_CTX_get(ctx);
-	w = BN_CTX_get(ctx);
-	u1 = BN_CTX_get(ctx);
-	u2 = BN_CTX_get(ctx);
+	u1b = BN_CTX_get(ctx);
+	u2b = BN_CTX_get(ctx);
 	x = BN_CTX_get(ctx);
 	if (g == NULL || x == NULL || (n = EC_GROUP_get0_order(g)) == NULL ||
 	    (rp = EC_POINT_new(g)) == NULL)
 		goto out;
-	if (BN_bin2bn(digest, 32, e) == NULL || BN_bin2bn(r_in, 32, rb) == NULL ||
-	    BN_bin2bn(s_in, 32, w) == NULL || BN_mod_inverse(w, w, n, ctx) == NULL ||
-	    BN_mod_mul(u1, e, w, n, ctx) != 1 || BN_mod_mul(u2, rb, w, n, ctx) != 1 ||
-	    EC_POINT_mul(g, rp, u1, q, u2, ctx) != 1)
+	verify_scalars(digest, r_in, s_in, u1, u2);
+	if (BN_bin2bn(r_in, 32, rb) == NULL || BN_bin2bn(u1, 32, u1b) == NULL ||
+	    BN_bin2bn(u2, 32, u2b) == NULL || EC_POINT_mul(g, rp, u1b, q, u2b, ctx) != 1)
 		goto out;
 	r = P256_ERR_SIG_INVALID;
 	if (EC_POINT_is_at_infinity(g, rp))

@@ -92,8 +92,9 @@ int p256_sig_to_der(const uint8_t sig[P256_SIG_LEN], uint8_t der[P256_SIG_DER_MA
 
 /*
  * Strict DER decoding to r||s: one SEQUENCE of two minimal non-negative INTEGERs below 2^256,
- * nothing after it. Ranges of r and s are checked by p256_verify, not here. Errors:
- * P256_ERR_TRUNCATED, P256_ERR_TRAILING, P256_ERR_DER_TAG, P256_ERR_DER_LENGTH, P256_ERR_DER_INTEGER.
+ * nothing after it. Ranges of r and s are checked by p256_verify, not here, except that an INTEGER
+ * of 2^256 or more is P256_ERR_SIG_RANGE. Other errors: P256_ERR_TRUNCATED, P256_ERR_TRAILING,
+ * P256_ERR_DER_TAG, P256_ERR_DER_LENGTH, P256_ERR_DER_INTEGER. sig is zeroed on error.
  */
 int p256_sig_from_der(const uint8_t *der, size_t der_len, uint8_t sig[P256_SIG_LEN]);
 

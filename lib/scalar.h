@@ -31,6 +31,9 @@ void scalar_add(scalar *r, const scalar *a, const scalar *b);
 /* r = a * b / R mod n (Montgomery product). */
 void scalar_mont_mul(scalar *r, const scalar *a, const scalar *b);
 
+/* r = a * a / R mod n (Montgomery square; faster than scalar_mont_mul(r, a, a), same result). */
+void scalar_mont_sqr(scalar *r, const scalar *a);
+
 /* r = a * R mod n (into Montgomery form). */
 void scalar_to_mont(scalar *r, const scalar *a);
 

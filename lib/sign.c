@@ -115,6 +115,7 @@ int p256_sign(const uint8_t d[P256_SCALAR_LEN], const uint8_t digest[P256_DIGEST
 		scalar_from_bytes(&k, kb);
 		ok = scalar_in_range(&k);
 		ct_declassify(&ok, sizeof(ok));	/* a rejected candidate is discarded */
+		r = P256_ERR_INTERNAL;		/* in case it is the last one */
 		if (!ok)
 			continue;
 		if ((r = sign_with_k(&k, &d_mont, &e, sig)) != 1)

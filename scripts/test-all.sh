@@ -65,6 +65,7 @@ else
 fi
 
 step "mutation check of the signing core" scripts/mutants.sh
+step "mutation check of the key files" scripts/mutants-keys.sh
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

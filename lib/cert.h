@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: ISC */
+#ifndef P256_CERT_H
+#define P256_CERT_H
+
+#include <stdint.h>
+
+#include "p256.h"
+
+/*
+ * X.509 certificates that accompany a key, parsed by OpenSSL (they hold only public data). The
+ * key id of a certificate is p256_key_id of its public point, the same value as for its key.
+ */
+
+/*
+ * Reads the certificate at path (DER, or PEM: the first CERTIFICATE block) and writes its P-256
+ * public point (0x04 || x || y) to pub. Errors: P256_ERR_KEY_FILE / P256_ERR_KEY_TOO_LARGE (file),
+ * P256_ERR_CERT_INVALID (no parsable certificate, or bytes after a DER one),
+ * P256_ERR_CERT_ALGORITHM (its key is not EC on prime256v1).
+ */
+int cert_load(const char *path, uint8_t pub[P256_POINT_LEN]);
+
+/*
+ * cert_load, then 0 when the certificate's point equals key_pub, else P256_ERR_CERT_MISMATCH (or
+ * cert_load's error).
+ */
+int cert_check(const char *path, const uint8_t key_pub[P256_POINT_LEN]);
+
+#endif

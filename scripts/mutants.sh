@@ -1,0 +1,179 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Mutation check of the signing core: each mutant below is a deliberate bug (a sed edit of one
+# file in lib/) that the tests must notice. The tree is copied to a temporary directory (tracked
+# and new files, not build directories), built once, and for each mutant the file is edited,
+# the unit-test programs rebuilt incrementally with ninja and the unit suite run (plus the
+# valgrind ct suite for the constant-time mutants). Prints one line per mutant, killed or
+# SURVIVED, and a total; exits non-zero if a mutant survived, no longer applies (a sed pattern
+# that does not match, so refactors cannot silently neuter the check) or does not build.
+# Usage: scripts/mutants.sh [NAME-SUBSTRING]   (runs the matching mutants only)
+# MUTANTS_ALL_TESTS=1 runs every test for every mutant (slower) to list all that kill it.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+only=${1:-}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+src=$work/src
+build=$work/build
+start=$(date +%s)
+
+# ---- the copy and the baseline build --------------------------------------------------------
+mkdir -p "$src"
+(cd "$top" && git ls-files -z --cached --others --exclude-standard |
+	while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+	tar --null -T - -cf -) | tar -xf - -C "$src" || { echo "mutants: cannot copy the tree"; exit 2; }
+meson setup "$build" "$src" >"$work/setup.log" 2>&1 || { cat "$work/setup.log"; exit 2; }
+
+# targets SUITE...: the ninja targets (test programs) that the given meson suites run
+targets() {
+	meson introspect --tests --targets "$build" | python3 -c '
+import json, os, sys
+info = json.load(sys.stdin)
+suites = set("p256sign:" + s for s in sys.argv[2:])
+files = {t["id"]: t["filename"] for t in info["targets"]}
+deps = {d for t in info["tests"] if suites & set(t["suite"]) for d in t["depends"]}
+print(" ".join(sorted(os.path.relpath(f, sys.argv[1]) for d in deps for f in files[d])))
+' "$build" "$@"
+}
+unit_targets=$(targets unit)
+ct_targets=$(targets ct)
+if [ -z "$unit_targets" ]; then
+	echo "mutants: no unit tests found"
+	exit 2
+fi
+
+# run_suites SUITES: builds what the suites need and runs them: 0 when every test passes, 1 when
+# one fails, 2 when the build fails
+run_suites() {
+	local t=$unit_targets args=(--suite unit)
+	if [ "$1" = unit+ct ]; then
+		t="$t $ct_targets"
+		args+=(--suite ct)
+	fi
+	# shellcheck disable=SC2086 # a list of targets
+	ninja -C "$build" $t >"$work/build.log" 2>&1 || return 2
+	[ "${MUTANTS_ALL_TESTS:-0}" = 1 ] || args+=(--maxfail 1)
+	meson test -C "$build" --no-rebuild "${args[@]}" >"$work/test.log" 2>&1 || return 1
+}
+
+if ! run_suites unit+ct; then
+	echo "mutants: the unmutated tree does not pass its tests"
+	tail -30 "$work/build.log" "$work/test.log"
+	exit 2
+fi
+echo "baseline built and passing in $(($(date +%s) - start)) s"
+
+# ---- the mutants ------------------------------------------------------------------------------
+killed=0
+survived=0
+broken=0
+
+# mutant NAME FILE SUITES SED-EXPRESSION...: each expression must change the file
+mutant() {
+	local name=$1 file=$2 suites=$3
+	shift 3
+	[ -n "$only" ] && [[ $name != *"$only"* ]] && return
+	local f=$src/$file orig=$work/orig
+	local t0
+	t0=$(date +%s)
+	cp -p "$f" "$orig"
+	for expr in "$@"; do
+		sed -e "$expr" "$f" >"$work/next"
+		if cmp -s "$f" "$work/next"; then
+			printf '%-28s BROKEN: pattern does not apply: %s\n' "$name" "$expr"
+			broken=$((broken + 1))
+			cp -p "$orig" "$f"
+			return
+		fi
+		cat "$work/next" >"$f"
+	done
+	run_suites "$suites"
+	local status=$?
+	if [ $status -eq 2 ]; then
+		printf '%-28s BROKEN: does not build\n' "$name"
+		tail -5 "$work/build.log"
+		broken=$((broken + 1))
+	elif [ $status -ne 0 ]; then
+		printf '%-28s killed   (%s, %d s) by %s\n' "$name" "$suites" $(($(date +%s) - t0)) \
+			"$(grep -oE '[^ ]+ +FAIL' "$work/test.log" | awk '{print $1}' | tr '\n' ' ')"
+		killed=$((killed + 1))
+	else
+		printf '%-28s SURVIVED (%s)\n' "$name" "$suites"
+		survived=$((survived + 1))
+	fi
+	cat "$orig" >"$f"	# new mtime: ninja rebuilds it for the next mutant
+}
+
+# RFC 6979 HMAC-DRBG (lib/drbg.c)
+mutant drbg-separators-swapped lib/drbg.c unit \
+	's/update(d, 0x00, x, 32/update(d, 0xAA, x, 32/' \
+	's/update(d, 0x01, x, 32/update(d, 0x00, x, 32/' \
+	's/update(d, 0xAA, x, 32/update(d, 0x01, x, 32/'
+mutant drbg-extra-dropped lib/drbg.c unit \
+	's/x, 32, h1, 32, extra, extra_len)/x, 32, h1, 32, extra, 0)/g'
+mutant drbg-retry-no-update lib/drbg.c unit \
+	's/if (d->started && (r = update(d, 0x00, NULL, 0, NULL, 0, NULL, 0)) != 0)/if (0)/'
+mutant drbg-v-not-stepped lib/drbg.c unit \
+	's/^\tif ((r = hmac_v(d, -1, NULL, 0, NULL, 0, NULL, 0, d->v)) != 0)$/\tif ((r = hmac_v(d, -1, NULL, 0, NULL, 0, NULL, 0, t)) != 0)/' \
+	's/^\tmemcpy(t, d->v, sizeof(d->v));$//'
+mutant drbg-k-taken-for-v lib/drbg.c unit \
+	's/^\t    (r = hmac_v(d, -1, NULL, 0, NULL, 0, NULL, 0, d->v)) != 0)$/\t    (memcpy(d->v, k, 32), 0) != 0)/'
+
+# signing (lib/sign.c)
+mutant digest-not-reduced lib/sign.c unit \
+	's/scalar_to_bytes(h1, &e);/memcpy(h1, digest, 32);/'
+mutant hedge-dropped lib/sign.c unit \
+	's/^\t\*ad_len += HEDGE_LEN;$//'
+mutant private-range-unchecked lib/sign.c unit \
+	's/return ok ? 0 : P256_ERR_SCALAR_RANGE;/return 0;/'
+mutant sign-checked-no-verify lib/sign.c unit \
+	's/r = EVP_PKEY_verify(ctx, der, der_len, digest, P256_DIGEST_LEN) == 1 ? 0 : P256_ERR_FAULT;/r = 0;/'
+
+# mod-n arithmetic (lib/scalar.c)
+mutant mont-low-limb-dropped lib/scalar.c unit \
+	's/c = (u128)m \* N\[0\] + t\[0\];/c = (u128)m * N[0];/'
+mutant mont-high-word-dropped lib/scalar.c unit \
+	's/reduce_once(r->v, t, t\[4\]);/reduce_once(r->v, t, 0);/'
+mutant reduce-once-keeps-a lib/scalar.c unit \
+	's/select4(r, (uint64_t)0 - use_d, d, a);/select4(r, 0, d, a);/'
+mutant add-carry-dropped lib/scalar.c unit \
+	's/reduce_once(r->v, s, carry);/reduce_once(r->v, s, 0);/'
+mutant range-zero-accepted lib/scalar.c unit \
+	's/return (uint64_t)0 - (below_n \& nonzero);/return (uint64_t)0 - below_n;/'
+mutant inverse-exponent-wrong lib/scalar.c unit \
+	's/0xbce6faada7179e84, 0xf3b9cac2fc63254f/0xbce6faada7179e84, 0xf3b9cac2fc632550/'
+
+# constant time (killed by the valgrind ct suite only: the results stay correct)
+mutant k-plus-n-removed lib/ec.c unit+ct \
+	's/scalar_plus_n_bytes(kn, k);/kn[0] = 0; scalar_to_bytes(kn + 1, k);/'
+mutant select-by-branch lib/scalar.c unit+ct \
+	's/r\[i\] = (a\[i\] \& mask) | (b\[i\] \& ~mask);/r[i] = mask ? a[i] : b[i];/'
+
+# verification (lib/verify.c, lib/ec.c)
+mutant low-s-comparison-flipped lib/verify.c unit \
+	's/memcmp(sig + 32, HALF_N, 32) > 0/memcmp(sig + 32, HALF_N, 32) < 0/'
+mutant normalize-half-n-moved lib/verify.c unit \
+	's/memcmp(sig + 32, HALF_N, 32) <= 0/memcmp(sig + 32, HALF_N, 32) < 0/'
+mutant s-range-unchecked lib/verify.c unit \
+	's/return ec_in_range(sig) \&\& ec_in_range(sig + 32);/return ec_in_range(sig);/'
+mutant eip7951-length-loose lib/verify.c unit \
+	's/input_len != 160 ||/input_len < 160 ||/'
+mutant verify-infinity-unchecked lib/ec.c unit \
+	's/if (EC_POINT_is_at_infinity(g, rp))/if (0)/'
+mutant verify-x-not-reduced lib/ec.c unit \
+	's/BN_nnmod(x, x, n, ctx) != 1/0/'
+
+# DER and cursor (lib/der.c, lib/cursor.c)
+mutant der-minimal-length-unchecked lib/cursor.c unit \
+	's/if (v < 0x80 || (first > 1 \&\& (v >> (8 \* (first - 1))) == 0))/if (0)/'
+mutant der-zero-padding-accepted lib/cursor.c unit \
+	's/if (!(v.p\[1\] \& 0x80))/if (0)/'
+mutant der-trailing-accepted lib/der.c unit \
+	's/(r = cursor_get_der(&c, 0x30, &seq)) != 0 || (r = cursor_end(&c)) != 0 ||/(r = cursor_get_der(\&c, 0x30, \&seq)) != 0 ||/'
+mutant der-sign-byte-dropped lib/der.c unit \
+	's/int pad = (v\[skip\] \& 0x80) != 0;/int pad = 0;/'
+
+total=$((killed + survived + broken))
+echo "mutants: $killed killed, $survived survived, $broken broken of $total in $(($(date +%s) - start)) s"
+[ "$survived" -eq 0 ] && [ "$broken" -eq 0 ] && [ "$total" -gt 0 ]
