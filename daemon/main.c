@@ -228,11 +228,6 @@ static int run(const char *path)
 	static struct daemon d;
 
 	d.ls.fd = -1;
-	/* No core dumps or ptrace by the same user while keys are in memory. */
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
-		log_error("prctl: %s", strerror(errno));
-		return 1;
-	}
 	if (start(&d, path) != 0)
 		d.failed = 1;
 	else if (event_base_dispatch(d.base) < 0) {
@@ -258,6 +253,11 @@ int main(int argc, char **argv)
 	const char *path = CONFIG_DEFAULT;
 	int ch;
 
+	/* No core dumps, and no ptrace by the same user, of a process that reads keys. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+		log_error("prctl: %s", strerror(errno));
+		return 1;
+	}
 	while ((ch = getopt_long(argc, argv, "c:C:Vh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
