@@ -6,7 +6,9 @@
  * one built alongside, or --daemon PATH) with a fresh key, once with verify_after_sign on and once
  * off; --socket PATH measures a running daemon instead. In the same run, before and after the
  * load, it measures the in-process rate of p256_sign on one thread and on every core; the better
- * of the two measurements is the yardstick of the targets.
+ * of the two measurements is the yardstick of the targets. With its own daemon it also reports
+ * signs per CPU-second (daemon, workers and bench-load together), which other work on the machine
+ * does not distort.
  *   bench-load [--socket PATH | --daemon PATH] [--connections 1,4,16,64] [--depth N]
  *              [--seconds S] [--workers N] [--key NAME] [--json]
  */
@@ -19,6 +21,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -50,6 +53,7 @@ struct result {
 	int verify_after_sign;		/* -1: unknown (external daemon) */
 	unsigned conns, depth;
 	double seconds, rate, p50_us, p99_us;
+	double per_cpu_s;		/* signs per CPU-second of daemon and bench-load; 0: unknown */
 	unsigned long errors;
 };
 
@@ -73,6 +77,55 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* CPU seconds used so far by this process (all its threads). */
+static double self_cpu_s(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* CPU seconds used so far by process pid, from /proc/PID/stat (utime and stime); 0 if gone. */
+static double proc_cpu_s(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long ut = 0, st = 0;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* After the command name in parentheses: state is field 3, utime 14, stime 15. */
+	if ((p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return 0;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* CPU seconds of the daemon and its workers (its children). */
+static double daemon_cpu_s(pid_t pid)
+{
+	char path[64];
+	double total = proc_cpu_s(pid);
+	FILE *f;
+	int child;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return total;
+	while (fscanf(f, "%d", &child) == 1)
+		total += proc_cpu_s(child);
+	fclose(f);
+	return total;
 }
 
 /* ---- in-process yardstick ------------------------------------------------------------------ */
@@ -100,13 +153,13 @@ static void *sign_loop(void *arg)
 	return NULL;
 }
 
-/* Signs per second of p256_sign summed over `threads` threads. */
+/* Signs per second of p256_sign summed over `threads` threads, and per CPU-second. */
 static int inprocess_rate(const uint8_t d[P256_SCALAR_LEN], unsigned threads, double seconds,
-	double *rate)
+	double *rate, double *per_cpu_s)
 {
 	struct signer s[64];
 	unsigned long total = 0;
-	double start = now_s();
+	double start = now_s(), cpu = self_cpu_s();
 	unsigned i, started;
 	int r = 0;
 
@@ -123,19 +176,29 @@ static int inprocess_rate(const uint8_t d[P256_SCALAR_LEN], unsigned threads, do
 		r |= s[i].failed;
 	}
 	*rate = (double)total / (now_s() - start);
+	cpu = self_cpu_s() - cpu;
+	*per_cpu_s = cpu > 0 ? (double)total / cpu : 0;
 	return started == threads && r == 0 ? 0 : -1;
 }
 
-/* Measures p256_sign on one thread and on every core, keeping the best rates seen so far. */
-static int yardstick(const uint8_t d[P256_SCALAR_LEN], long cores, double *rate1, double *rate_all)
-{
-	double one, all;
+/* The in-process yardstick: p256_sign on one thread and on every core. */
+struct yardstick {
+	double rate1;			/* signs/s on one thread */
+	double rate_all;		/* signs/s on every core */
+	double per_cpu_s;		/* signs per CPU-second */
+};
 
-	if (inprocess_rate(d, 1, 1.0, &one) != 0 ||
-	    inprocess_rate(d, cores < 1 ? 1 : (unsigned)cores, 2.0, &all) != 0)
+/* Measures the yardstick, keeping the best figures seen so far. */
+static int measure_yardstick(const uint8_t d[P256_SCALAR_LEN], long cores, struct yardstick *y)
+{
+	double one, all, cpu1, cpu_all;
+
+	if (inprocess_rate(d, 1, 1.0, &one, &cpu1) != 0 ||
+	    inprocess_rate(d, cores < 1 ? 1 : (unsigned)cores, 2.0, &all, &cpu_all) != 0)
 		return -1;
-	*rate1 = one > *rate1 ? one : *rate1;
-	*rate_all = all > *rate_all ? all : *rate_all;
+	y->rate1 = one > y->rate1 ? one : y->rate1;
+	y->rate_all = all > y->rate_all ? all : y->rate_all;
+	y->per_cpu_s = cpu_all > y->per_cpu_s ? cpu_all : y->per_cpu_s;
 	return 0;
 }
 
@@ -250,6 +313,7 @@ struct load {
 	size_t nlat, cap;
 	uint32_t next_id;
 	unsigned long errors;
+	pid_t daemon;			/* 0: not ours, its CPU time is unknown */
 };
 
 /* Writes n new requests to c. */
@@ -325,7 +389,7 @@ static int run_load(struct load *l, const char *sock, unsigned nconns, struct re
 	struct bconn *c = calloc(nconns, sizeof(*c));
 	struct epoll_event ev[64];
 	unsigned long inflight = 0;
-	double start, end;
+	double start, end, cpu;
 	int ep = epoll_create1(EPOLL_CLOEXEC), r = -1;
 	unsigned i;
 
@@ -342,6 +406,7 @@ static int run_load(struct load *l, const char *sock, unsigned nconns, struct re
 			goto out;
 		}
 	}
+	cpu = self_cpu_s() + (l->daemon ? daemon_cpu_s(l->daemon) : 0);
 	start = now_s();
 	end = start + l->o->seconds;
 	for (i = 0; i < nconns; i++) {
@@ -381,6 +446,9 @@ static int run_load(struct load *l, const char *sock, unsigned nconns, struct re
 	res->depth = l->o->depth;
 	res->seconds = l->o->seconds;
 	res->rate = (double)l->nlat / l->o->seconds;
+	/* Includes the drain after the deadline: a slight underestimate of signs per CPU-second. */
+	cpu = self_cpu_s() + (l->daemon ? daemon_cpu_s(l->daemon) : 0) - cpu;
+	res->per_cpu_s = l->daemon && cpu > 0 ? (double)l->nlat / cpu : 0;
 	res->p50_us = l->nlat ? l->lat_ns[l->nlat / 2] / 1e3 : 0;
 	res->p99_us = l->nlat ? l->lat_ns[l->nlat * 99 / 100] / 1e3 : 0;
 	res->errors = l->errors;
@@ -490,9 +558,9 @@ static int run_all(struct load *l, const char *sock, int vas, struct result *res
 		if (run_load(l, sock, l->o->conns[i], r) != 0)
 			return -1;
 		if (!l->o->json)
-			printf("%-17s %5u %5u %12.0f %9.1f %9.1f %7lu\n",
-			    vas < 0 ? "-" : vas ? "on" : "off", r->conns, r->depth, r->rate, r->p50_us,
-			    r->p99_us, r->errors);
+			printf("%-17s %5u %5u %12.0f %10.0f %9.1f %9.1f %7lu\n",
+			    vas < 0 ? "-" : vas ? "on" : "off", r->conns, r->depth, r->rate,
+			    r->per_cpu_s, r->p50_us, r->p99_us, r->errors);
 		fflush(stdout);
 	}
 	return 0;
@@ -512,7 +580,9 @@ static int own_daemon(struct load *l, int vas, struct result *res, size_t *n)
 		fprintf(stderr, "bench-load: cannot start %s\n", l->o->daemon);
 		goto out;
 	}
+	l->daemon = pid;
 	r = run_all(l, sock, vas, res, n);
+	l->daemon = 0;
 	if (stop_daemon(pid) != 0) {
 		fprintf(stderr, "bench-load: the daemon did not stop cleanly\n");
 		r = -1;
@@ -526,18 +596,42 @@ out:
 	return r;
 }
 
-static void print_json(long cores, double rate1, double rate_all,
-	const struct result *res, size_t n)
+static void print_json(long cores, const struct yardstick *y, const struct result *res, size_t n)
 {
-	printf("{\"inprocess\": {\"threads\": %ld, \"signs_per_s\": %.0f, \"sign_us\": %.1f},\n"
-	    " \"runs\": [", cores, rate_all, 1e6 / rate1);
+	printf("{\"inprocess\": {\"threads\": %ld, \"signs_per_s\": %.0f, \"signs_per_cpu_s\": %.0f, "
+	    "\"sign_us\": %.1f},\n \"runs\": [", cores, y->rate_all, y->per_cpu_s, 1e6 / y->rate1);
 	for (size_t i = 0; i < n; i++)
 		printf("%s\n  {\"verify_after_sign\": %s, \"connections\": %u, \"depth\": %u, "
-		    "\"seconds\": %.1f, \"signs_per_s\": %.0f, \"p50_us\": %.1f, \"p99_us\": %.1f, "
-		    "\"errors\": %lu}", i ? "," : "", res[i].verify_after_sign < 0 ? "null" :
-		    res[i].verify_after_sign ? "true" : "false", res[i].conns, res[i].depth,
-		    res[i].seconds, res[i].rate, res[i].p50_us, res[i].p99_us, res[i].errors);
+		    "\"seconds\": %.1f, \"signs_per_s\": %.0f, \"signs_per_cpu_s\": %.0f, "
+		    "\"p50_us\": %.1f, \"p99_us\": %.1f, \"errors\": %lu}", i ? "," : "",
+		    res[i].verify_after_sign < 0 ? "null" : res[i].verify_after_sign ? "true" : "false",
+		    res[i].conns, res[i].depth, res[i].seconds, res[i].rate, res[i].per_cpu_s,
+		    res[i].p50_us, res[i].p99_us, res[i].errors);
 	printf("]}\n");
+}
+
+/* The two targets of docs/performance.md, for the runs without verify_after_sign. */
+static void print_targets(const struct yardstick *y, long cores, const struct result *res,
+	size_t n)
+{
+	printf("in-process p256_sign (best of before and after): %.1f us per signature; "
+	    "%.0f signs/s on %ld threads; %.0f signs per CPU-second\n", 1e6 / y->rate1,
+	    y->rate_all, cores, y->per_cpu_s);
+	for (size_t i = 0; i < n; i++) {
+		if (res[i].verify_after_sign == 1)
+			continue;
+		if (res[i].conns == 64) {
+			printf("64 connections: %.2f x the in-process rate (target >= 0.7)", res[i].rate /
+			    y->rate_all);
+			if (res[i].per_cpu_s > 0)
+				printf("; per CPU-second (daemon and bench-load): %.2f x", res[i].per_cpu_s /
+				    y->per_cpu_s);
+			printf("\n");
+		}
+		if (res[i].conns == 1 && res[i].depth == 1)
+			printf("1 connection, 1 request at a time: p50 = sign time + %.1f us "
+			    "(target <= 40)\n", res[i].p50_us - 1e6 / y->rate1);
+	}
 }
 
 int main(int argc, char **argv)
@@ -545,10 +639,10 @@ int main(int argc, char **argv)
 	struct options o;
 	struct load l = { .o = &o };
 	struct result res[32];
+	struct yardstick y = { 0 };
 	size_t n = 0;
 	uint8_t d[P256_SCALAR_LEN], pub[P256_POINT_LEN];
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	double rate1 = 0, rate_all = 0;
 	int r = 1;
 
 	if (parse_args(argc, argv, &o) != 0) {
@@ -562,10 +656,11 @@ int main(int argc, char **argv)
 		if (getrandom(d, sizeof(d), 0) != sizeof(d))
 			goto out;
 	} while (p256_public_from_private(d, pub) != 0);
-	if (yardstick(d, cores, &rate1, &rate_all) != 0)
+	if (measure_yardstick(d, cores, &y) != 0)
 		goto out;
 	if (!o.json)
-		printf("verify_after_sign  conns depth      signs/s   p50(us)   p99(us)  errors\n");
+		printf("verify_after_sign  conns depth      signs/s  per-CPU-s   p50(us)   p99(us)  "
+		    "errors\n");
 	if (o.socket != NULL) {
 		if (run_all(&l, o.socket, -1, res, &n) != 0)
 			goto out;
@@ -573,25 +668,12 @@ int main(int argc, char **argv)
 		goto out;
 	/* Measured again after the load: the better of the two is the yardstick, so that a busy
 	 * moment of the machine cannot flatter the daemon. */
-	if (yardstick(d, cores, &rate1, &rate_all) != 0)
+	if (measure_yardstick(d, cores, &y) != 0)
 		goto out;
 	if (o.json)
-		print_json(cores, rate1, rate_all, res, n);
-	else {
-		printf("in-process p256_sign (best of before and after): %.1f us per signature; "
-		    "%.0f signs/s on %ld threads\n", 1e6 / rate1, rate_all, cores);
-		for (size_t i = 0; i < n; i++) {
-			if (res[i].verify_after_sign == 1)
-				continue;
-			if (res[i].conns == 64)
-				printf("64 connections, %s: %.2f x the in-process rate (target >= 0.7)\n",
-				    res[i].verify_after_sign ? "given daemon" : "verify_after_sign off",
-				    res[i].rate / rate_all);
-			if (res[i].conns == 1 && res[i].depth == 1)
-				printf("1 connection, 1 request at a time: p50 = sign time + %.1f us "
-				    "(target <= 40)\n", res[i].p50_us - 1e6 / rate1);
-		}
-	}
+		print_json(cores, &y, res, n);
+	else
+		print_targets(&y, cores, res, n);
 	r = 0;
 	for (size_t i = 0; i < n; i++)
 		if (res[i].errors != 0)
