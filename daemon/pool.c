@@ -30,7 +30,6 @@ struct pending {
 
 struct worker {
 	struct pool *pool;
-	unsigned index;
 	pid_t pid;
 	int fd;				/* -1 once closed */
 	struct event *rev, *wev;	/* readable; writable (only while requests are stuck) */
@@ -64,7 +63,6 @@ int pool_spawn(struct pool *p, unsigned n, size_t max_inflight, struct keytab *k
 
 		p->n = i + 1;
 		w->pool = p;
-		w->index = i;
 		w->fd = -1;
 		/* One slot each for a self-test and a ping besides the signing requests. */
 		w->cap = max_inflight + 2;
@@ -269,7 +267,6 @@ static void worker_read_cb(evutil_socket_t fd, short what, void *arg)
 int pool_attach(struct pool *p, struct event_base *base, const struct pool_callbacks *cb,
 	void *arg)
 {
-	p->base = base;
 	p->cb = cb;
 	p->arg = arg;
 	if ((p->flush_ev = evtimer_new(base, flush_cb, p)) == NULL) {

@@ -29,7 +29,6 @@ struct pool_callbacks {
 };
 
 struct pool {
-	struct event_base *base;
 	struct event *flush_ev;		/* writes the queued requests at the end of a loop turn */
 	struct worker *w;
 	unsigned n;			/* workers started */

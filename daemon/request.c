@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "keyfile.h"
-#include "log.h"
 
 /* A request handed to a worker, until its answer comes back. */
 struct signing {
