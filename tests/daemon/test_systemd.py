@@ -62,7 +62,7 @@ def main():
     worker = d.workers()[0]
     os.kill(worker, signal.SIGSTOP)
     try:
-        d.read_notify(0.3)           # a keep-alive already on its way may still arrive
+        d.read_notify(0.5)           # a keep-alive already on its way may still arrive
         check(watchdogs(d, 1.0) == 0, "no WATCHDOG=1 while a worker is stopped")
     finally:
         os.kill(worker, signal.SIGCONT)
