@@ -36,6 +36,7 @@ struct daemon {
 	struct event_base *base;
 	struct event *sig_term, *sig_int, *sig_chld, *watchdog_ev, *status_ev;
 	uint64_t watchdog_usec;
+	char status[128];		/* the last STATUS= sent */
 	int failed;
 };
 
@@ -84,12 +85,16 @@ static void watchdog_cb(evutil_socket_t fd, short what, void *arg)
 		notify_watchdog();
 }
 
+/* STATUS= when the text changed since the last one: a quiet daemon sends nothing. */
 static void status_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct daemon *d = arg;
-	char buf[128];
+	char buf[sizeof(d->status)];
 
 	status_text(d, buf, sizeof(buf));
+	if (strcmp(buf, d->status) == 0)
+		return;
+	memcpy(d->status, buf, sizeof(buf));
 	notify_status(buf);
 }
 
@@ -97,7 +102,6 @@ static void selftest_cb(void *arg, int ok)
 {
 	struct daemon *d = arg;
 	struct timeval tv = { .tv_sec = STATUS_EVERY_MS / 1000 };
-	char buf[128];
 
 	if (!ok || server_accept(&d->srv) != 0) {
 		log_error("start-up self-test failed; stopping");
@@ -106,8 +110,8 @@ static void selftest_cb(void *arg, int ok)
 		return;
 	}
 	log_info("ready: %u workers passed the self-test, %zu key(s)", d->pool.n, d->kt.n);
-	status_text(d, buf, sizeof(buf));
-	notify_ready(buf);
+	status_text(d, d->status, sizeof(d->status));
+	notify_ready(d->status);
 	if (notify_enabled() && event_add(d->status_ev, &tv) != 0)
 		log_error("cannot start status updates");
 	if (d->watchdog_usec > 0) {

@@ -7,13 +7,13 @@ u16 flags, u32 id and the body; big-endian.
 import atexit
 import json
 import os
-import select
 import signal
 import socket
 import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -221,7 +221,10 @@ class Daemon:
         # Reachable after the daemon drops to another user.
         os.chmod(self.dir, 0o755)
         os.chmod(self.notify_path, 0o777)
+        # Read all the time, as systemd would: a full queue (10 datagrams) blocks sd_notify.
         self.messages = []
+        self.reader = threading.Thread(target=self._read_notify_socket, daemon=True)
+        self.reader.start()
         e = dict(os.environ)
         e["NOTIFY_SOCKET"] = self.notify_path
         e.update(env or {})
@@ -234,18 +237,21 @@ class Daemon:
         if wait_ready:
             self.wait_for("READY=1")
 
-    def read_notify(self, timeout):
-        """Collects notify datagrams for up to timeout seconds; returns the new ones."""
-        new = []
-        end = time.monotonic() + timeout
+    def _read_notify_socket(self):
         while True:
-            left = end - time.monotonic()
-            if left <= 0 or not select.select([self.notify], [], [], left)[0]:
-                break
-            for line in self.notify.recv(4096).decode().split("\n"):
-                new.append(line)
-        self.messages += new
-        return new
+            try:
+                data = self.notify.recv(4096)
+            except OSError:
+                return
+            if not data:
+                return      # shut down by stop()
+            self.messages.extend(data.decode().split("\n"))
+
+    def read_notify(self, timeout):
+        """The notify messages that arrive in the next timeout seconds."""
+        start = len(self.messages)
+        time.sleep(timeout)
+        return self.messages[start:]
 
     def wait_for(self, message, timeout=TIMEOUT):
         end = time.monotonic() + timeout
@@ -254,7 +260,7 @@ class Daemon:
                 fail("daemon exited with %s before %s; log:\n%s" %
                      (self.proc.returncode, message, self.log_text()))
             check(time.monotonic() < end, "no %s within %s s" % (message, timeout))
-            self.read_notify(0.1)
+            time.sleep(0.02)
 
     def client(self):
         return Client(self.socket)
@@ -281,6 +287,7 @@ class Daemon:
             fail("daemon did not stop on SIGTERM")
         text = self.log_text()
         self.stderr.close()
+        self.notify.shutdown(socket.SHUT_RDWR)
         self.notify.close()
         check(rc == expect, "daemon exited with %d, expected %d; log:\n%s" % (rc, expect, text))
         check("ERROR: AddressSanitizer" not in text and "ERROR: LeakSanitizer" not in text and
