@@ -1,0 +1,688 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * bench-load: load generator for p256signd (docs/performance.md). Opens 1, 4, 16 and 64
+ * connections (or --connections LIST), keeps --depth SIGN requests in flight on each for
+ * --seconds, and reports signs/s and p50/p99 latency. By default it starts its own daemon (the
+ * one built alongside, or --daemon PATH) with a fresh key, once with verify_after_sign on and once
+ * off; --socket PATH measures a running daemon instead. In the same run, before and after the
+ * load, it measures the in-process rate of p256_sign on one thread and on every core; the better
+ * of the two measurements is the yardstick of the targets. With its own daemon it also reports
+ * signs per CPU-second (daemon, workers and bench-load together), which other work on the machine
+ * does not distort.
+ *   bench-load [--socket PATH | --daemon PATH] [--connections 1,4,16,64] [--depth N]
+ *              [--seconds S] [--workers N] [--key NAME] [--json]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "p256.h"
+#include "proto.h"
+
+#define MAX_CONNS 1024
+#define MAX_DEPTH 256
+#define ID_SLOTS (1u << 20)		/* send times by request id; far above conns x depth */
+#define RBUF 65536
+
+struct options {
+	const char *socket;
+	const char *daemon;
+	const char *key;
+	unsigned conns[16];
+	size_t nconns;
+	unsigned depth;
+	double seconds;
+	unsigned workers;
+	int json;
+};
+
+struct result {
+	int verify_after_sign;		/* -1: unknown (external daemon) */
+	unsigned conns, depth;
+	double seconds, rate, p50_us, p99_us;
+	double per_cpu_s;		/* signs per CPU-second of daemon and bench-load; 0: unknown */
+	unsigned long errors;
+};
+
+struct bconn {
+	int fd;
+	uint8_t rbuf[RBUF];
+	size_t rlen;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* CPU seconds used so far by this process (all its threads). */
+static double self_cpu_s(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* CPU seconds used so far by process pid, from /proc/PID/stat (utime and stime); 0 if gone. */
+static double proc_cpu_s(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long ut = 0, st = 0;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* After the command name in parentheses: state is field 3, utime 14, stime 15. */
+	if ((p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return 0;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* CPU seconds of the daemon and its workers (its children). */
+static double daemon_cpu_s(pid_t pid)
+{
+	char path[64];
+	double total = proc_cpu_s(pid);
+	FILE *f;
+	int child;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return total;
+	while (fscanf(f, "%d", &child) == 1)
+		total += proc_cpu_s(child);
+	fclose(f);
+	return total;
+}
+
+/* ---- in-process yardstick ------------------------------------------------------------------ */
+
+struct signer {
+	pthread_t thread;
+	const uint8_t *d;
+	double until;
+	unsigned long count;
+	int failed;
+};
+
+static void *sign_loop(void *arg)
+{
+	struct signer *s = arg;
+	uint8_t digest[P256_DIGEST_LEN] = { 1 }, sig[P256_SIG_LEN];
+
+	while (now_s() < s->until) {
+		for (int i = 0; i < 16; i++, s->count++) {
+			digest[0] = (uint8_t)s->count;
+			if (p256_sign(s->d, digest, P256_NONCE_HEDGED, NULL, 0, sig) != 0)
+				s->failed = 1;
+		}
+	}
+	return NULL;
+}
+
+/* Signs per second of p256_sign summed over `threads` threads, and per CPU-second. */
+static int inprocess_rate(const uint8_t d[P256_SCALAR_LEN], unsigned threads, double seconds,
+	double *rate, double *per_cpu_s)
+{
+	struct signer s[64];
+	unsigned long total = 0;
+	double start = now_s(), cpu = self_cpu_s();
+	unsigned i, started;
+	int r = 0;
+
+	if (threads > 64)
+		threads = 64;
+	for (started = 0; started < threads; started++) {
+		s[started] = (struct signer){ .d = d, .until = start + seconds };
+		if (pthread_create(&s[started].thread, NULL, sign_loop, &s[started]) != 0)
+			break;
+	}
+	for (i = 0; i < started; i++) {
+		pthread_join(s[i].thread, NULL);
+		total += s[i].count;
+		r |= s[i].failed;
+	}
+	*rate = (double)total / (now_s() - start);
+	cpu = self_cpu_s() - cpu;
+	*per_cpu_s = cpu > 0 ? (double)total / cpu : 0;
+	return started == threads && r == 0 ? 0 : -1;
+}
+
+/* The in-process yardstick: p256_sign on one thread and on every core. */
+struct yardstick {
+	double rate1;			/* signs/s on one thread */
+	double rate_all;		/* signs/s on every core */
+	double per_cpu_s;		/* signs per CPU-second */
+};
+
+/* Measures the yardstick, keeping the best figures seen so far. */
+static int measure_yardstick(const uint8_t d[P256_SCALAR_LEN], long cores, struct yardstick *y)
+{
+	double one, all, cpu1, cpu_all;
+
+	if (inprocess_rate(d, 1, 1.0, &one, &cpu1) != 0 ||
+	    inprocess_rate(d, cores < 1 ? 1 : (unsigned)cores, 2.0, &all, &cpu_all) != 0)
+		return -1;
+	y->rate1 = one > y->rate1 ? one : y->rate1;
+	y->rate_all = all > y->rate_all ? all : y->rate_all;
+	y->per_cpu_s = cpu_all > y->per_cpu_s ? cpu_all : y->per_cpu_s;
+	return 0;
+}
+
+/* ---- a daemon of our own ------------------------------------------------------------------- */
+
+/* A fresh SEC 1 DER key file (RFC 5915 without the optional public key). */
+static int write_key(const char *path, uint8_t d[P256_SCALAR_LEN])
+{
+	static const uint8_t head[] = { 0x30, 0x31, 0x02, 0x01, 0x01, 0x04, 0x20 };
+	static const uint8_t tail[] = { 0xa0, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d,
+		0x03, 0x01, 0x07 };
+	uint8_t pub[P256_POINT_LEN];
+	FILE *f;
+
+	do {
+		if (getrandom(d, P256_SCALAR_LEN, 0) != P256_SCALAR_LEN)
+			return -1;
+	} while (p256_public_from_private(d, pub) != 0);
+	if ((f = fopen(path, "wb")) == NULL)
+		return -1;
+	if (fwrite(head, 1, sizeof(head), f) != sizeof(head) ||
+	    fwrite(d, 1, P256_SCALAR_LEN, f) != P256_SCALAR_LEN ||
+	    fwrite(tail, 1, sizeof(tail), f) != sizeof(tail)) {
+		fclose(f);
+		return -1;
+	}
+	return fclose(f) == 0 && chmod(path, 0600) == 0 ? 0 : -1;
+}
+
+static int connect_to(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -1;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Starts the daemon on dir/s.sock with one key; waits until it accepts. Returns its pid or -1. */
+static pid_t start_daemon(const struct options *o, const char *dir, int verify_after_sign,
+	char *sock, size_t socklen)
+{
+	char config[512];
+	FILE *f;
+	pid_t pid;
+
+	snprintf(sock, socklen, "%s/s.sock", dir);
+	snprintf(config, sizeof(config), "%s/p256signd.json", dir);
+	if ((f = fopen(config, "w")) == NULL)
+		return -1;
+	fprintf(f, "{ \"socket\": \"%s\", %s%.0u%s \"keys\": [ { \"name\": \"%s\", "
+	    "\"file\": \"bench.der\", \"verify_after_sign\": %s } ] }\n", sock,
+	    o->workers ? "\"workers\": " : "", o->workers, o->workers ? "," : "", o->key,
+	    verify_after_sign ? "true" : "false");
+	if (fclose(f) != 0)
+		return -1;
+	if ((pid = fork()) < 0)
+		return -1;
+	if (pid == 0) {
+		/* One log line per request: kept out of the terminal, still paid for. */
+		if (freopen("/dev/null", "w", stderr) == NULL)
+			_exit(127);
+		execl(o->daemon, o->daemon, "--config", config, (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 200; i++) {
+		int fd = connect_to(sock);
+
+		if (fd >= 0) {
+			close(fd);
+			return pid;
+		}
+		usleep(50000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+static int stop_daemon(pid_t pid)
+{
+	int status;
+
+	if (kill(pid, SIGTERM) != 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* ---- the load ------------------------------------------------------------------------------ */
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct load {
+	const struct options *o;
+	uint8_t tmpl[128];		/* a SIGN frame; the id is patched in */
+	size_t tmpl_len;
+	uint64_t *sent_ns;		/* by id % ID_SLOTS */
+	uint32_t *lat_ns;
+	size_t nlat, cap;
+	uint32_t next_id;
+	unsigned long errors;
+	pid_t daemon;			/* 0: not ours, its CPU time is unknown */
+};
+
+/* Writes n new requests to c. */
+static int send_requests(struct load *l, struct bconn *c, unsigned n)
+{
+	uint8_t buf[MAX_DEPTH * 128];
+	size_t len = 0;
+	uint64_t t = now_ns();
+
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t id = l->next_id++;
+
+		memcpy(buf + len, l->tmpl, l->tmpl_len);
+		buf[len + 8] = (uint8_t)(id >> 24);
+		buf[len + 9] = (uint8_t)(id >> 16);
+		buf[len + 10] = (uint8_t)(id >> 8);
+		buf[len + 11] = (uint8_t)id;
+		l->sent_ns[id % ID_SLOTS] = t;
+		len += l->tmpl_len;
+	}
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(c->fd, buf + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+/* Takes the complete responses in c's buffer; *done = how many. */
+static int take_responses(struct load *l, struct bconn *c, int counting, unsigned *done)
+{
+	size_t off = 0;
+	uint64_t t = now_ns();
+
+	*done = 0;
+	while (c->rlen - off >= PROTO_LEN_PREFIX) {
+		struct proto_response resp;
+		uint32_t n;
+
+		if (proto_frame_length(c->rbuf + off, &n) != 0)
+			return -1;
+		if (c->rlen - off - PROTO_LEN_PREFIX < n)
+			break;
+		if (proto_decode_response(c->rbuf + off + PROTO_LEN_PREFIX, n, &resp) != 0)
+			return -1;
+		if (resp.h.type != (PROTO_SIGN | PROTO_RESPONSE))
+			l->errors++;
+		else if (counting) {
+			if (l->nlat == l->cap) {
+				uint32_t *p = realloc(l->lat_ns, (l->cap * 2 + 1024) * sizeof(*p));
+
+				if (p == NULL)
+					return -1;
+				l->lat_ns = p;
+				l->cap = l->cap * 2 + 1024;
+			}
+			l->lat_ns[l->nlat++] = (uint32_t)(t - l->sent_ns[resp.h.id % ID_SLOTS]);
+		}
+		off += PROTO_LEN_PREFIX + n;
+		(*done)++;
+	}
+	memmove(c->rbuf, c->rbuf + off, c->rlen - off);
+	c->rlen -= off;
+	return 0;
+}
+
+static int run_load(struct load *l, const char *sock, unsigned nconns, struct result *res)
+{
+	struct bconn *c = calloc(nconns, sizeof(*c));
+	struct epoll_event ev[64];
+	unsigned long inflight = 0;
+	double start, end, cpu;
+	int ep = epoll_create1(EPOLL_CLOEXEC), r = -1;
+	unsigned i;
+
+	l->nlat = 0;
+	l->errors = 0;
+	if (c == NULL || ep < 0)
+		goto out;
+	for (i = 0; i < nconns; i++) {
+		struct epoll_event e = { .events = EPOLLIN, .data.ptr = &c[i] };
+
+		if ((c[i].fd = connect_to(sock)) < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, c[i].fd, &e) != 0) {
+			fprintf(stderr, "bench-load: %s: %s\n", sock, strerror(errno));
+			nconns = i + (c[i].fd >= 0);
+			goto out;
+		}
+	}
+	cpu = self_cpu_s() + (l->daemon ? daemon_cpu_s(l->daemon) : 0);
+	start = now_s();
+	end = start + l->o->seconds;
+	for (i = 0; i < nconns; i++) {
+		if (send_requests(l, &c[i], l->o->depth) != 0)
+			goto out;
+		inflight += l->o->depth;
+	}
+	while (inflight > 0) {
+		int counting = now_s() < end;
+		int n = epoll_wait(ep, ev, 64, 5000);
+
+		if (n <= 0) {
+			fprintf(stderr, "bench-load: no response for 5 s\n");
+			goto out;
+		}
+		for (int k = 0; k < n; k++) {
+			struct bconn *b = ev[k].data.ptr;
+			ssize_t got = read(b->fd, b->rbuf + b->rlen, sizeof(b->rbuf) - b->rlen);
+			unsigned done = 0;
+
+			if (got > 0)
+				b->rlen += (size_t)got;
+			if (got <= 0 || take_responses(l, b, counting, &done) != 0) {
+				fprintf(stderr, "bench-load: connection lost\n");
+				goto out;
+			}
+			inflight -= done;
+			if (counting && done > 0) {
+				if (send_requests(l, b, done) != 0)
+					goto out;
+				inflight += done;
+			}
+		}
+	}
+	qsort(l->lat_ns, l->nlat, sizeof(*l->lat_ns), cmp_u32);
+	res->conns = nconns;
+	res->depth = l->o->depth;
+	res->seconds = l->o->seconds;
+	res->rate = (double)l->nlat / l->o->seconds;
+	/* Includes the drain after the deadline: a slight underestimate of signs per CPU-second. */
+	cpu = self_cpu_s() + (l->daemon ? daemon_cpu_s(l->daemon) : 0) - cpu;
+	res->per_cpu_s = l->daemon && cpu > 0 ? (double)l->nlat / cpu : 0;
+	res->p50_us = l->nlat ? l->lat_ns[l->nlat / 2] / 1e3 : 0;
+	res->p99_us = l->nlat ? l->lat_ns[l->nlat * 99 / 100] / 1e3 : 0;
+	res->errors = l->errors;
+	r = 0;
+out:
+	for (i = 0; c != NULL && i < nconns; i++)
+		close(c[i].fd);
+	free(c);
+	if (ep >= 0)
+		close(ep);
+	return r;
+}
+
+/* ---- main ---------------------------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: bench-load [--socket PATH | --daemon PATH] [--connections 1,4,16,64]\n"
+	    "                  [--depth N] [--seconds S] [--workers N] [--key NAME] [--json]\n");
+}
+
+static int parse_list(const char *s, struct options *o)
+{
+	char *end;
+
+	o->nconns = 0;
+	do {
+		unsigned long v = strtoul(s, &end, 10);
+
+		if (end == s || v == 0 || v > MAX_CONNS || o->nconns == 16)
+			return -1;
+		o->conns[o->nconns++] = (unsigned)v;
+		s = end + (*end == ',');
+	} while (*end == ',');
+	return *end == '\0' ? 0 : -1;
+}
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, 's' }, { "daemon", required_argument, NULL, 'd' },
+		{ "connections", required_argument, NULL, 'c' },
+		{ "depth", required_argument, NULL, 'p' }, { "seconds", required_argument, NULL, 't' },
+		{ "workers", required_argument, NULL, 'w' }, { "key", required_argument, NULL, 'k' },
+		{ "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	*o = (struct options){ .daemon = P256SIGND_PATH, .key = "bench", .conns = { 1, 4, 16, 64 },
+		.nconns = 4, .depth = 1, .seconds = 3 };
+	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (ch) {
+		case 's': o->socket = optarg; break;
+		case 'd': o->daemon = optarg; break;
+		case 'k': o->key = optarg; break;
+		case 'j': o->json = 1; break;
+		case 'c':
+			if (parse_list(optarg, o) != 0)
+				return -1;
+			break;
+		case 'p':
+			o->depth = (unsigned)strtoul(optarg, NULL, 10);
+			if (o->depth == 0 || o->depth > MAX_DEPTH)
+				return -1;
+			break;
+		case 't':
+			o->seconds = strtod(optarg, NULL);
+			if (!(o->seconds > 0 && o->seconds <= 3600))
+				return -1;
+			break;
+		case 'w':
+			o->workers = (unsigned)strtoul(optarg, NULL, 10);
+			if (o->workers == 0 || o->workers > 256)
+				return -1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			return -1;
+		}
+	}
+	return optind == argc ? 0 : -1;
+}
+
+static int make_template(struct load *l)
+{
+	struct proto_request req = { .h = { .version = PROTO_VERSION, .type = PROTO_SIGN },
+		.key = { .kind = PROTO_KEY_NAME }, .format = PROTO_FORMAT_RAW };
+
+	if (strlen(l->o->key) > PROTO_NAME_MAX)
+		return -1;
+	req.key.name_len = (uint8_t)strlen(l->o->key);
+	memcpy(req.key.name, l->o->key, req.key.name_len + 1);
+	memset(req.digest, 0x5a, sizeof(req.digest));
+	return proto_encode_request(&req, l->tmpl, sizeof(l->tmpl), &l->tmpl_len);
+}
+
+/* Runs every connection count against sock, appending to res. */
+static int run_all(struct load *l, const char *sock, int vas, struct result *res, size_t *n)
+{
+	for (size_t i = 0; i < l->o->nconns; i++) {
+		struct result *r = &res[(*n)++];
+
+		r->verify_after_sign = vas;
+		if (run_load(l, sock, l->o->conns[i], r) != 0)
+			return -1;
+		if (!l->o->json)
+			printf("%-17s %5u %5u %12.0f %10.0f %9.1f %9.1f %7lu\n",
+			    vas < 0 ? "-" : vas ? "on" : "off", r->conns, r->depth, r->rate,
+			    r->per_cpu_s, r->p50_us, r->p99_us, r->errors);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+static int own_daemon(struct load *l, int vas, struct result *res, size_t *n)
+{
+	char dir[] = "/tmp/bench-load.XXXXXX", key[64], sock[128];
+	uint8_t d[P256_SCALAR_LEN];
+	pid_t pid;
+	int r = -1;
+
+	if (mkdtemp(dir) == NULL)
+		return -1;
+	snprintf(key, sizeof(key), "%s/bench.der", dir);
+	if (write_key(key, d) != 0 || (pid = start_daemon(l->o, dir, vas, sock, sizeof(sock))) < 0) {
+		fprintf(stderr, "bench-load: cannot start %s\n", l->o->daemon);
+		goto out;
+	}
+	l->daemon = pid;
+	r = run_all(l, sock, vas, res, n);
+	l->daemon = 0;
+	if (stop_daemon(pid) != 0) {
+		fprintf(stderr, "bench-load: the daemon did not stop cleanly\n");
+		r = -1;
+	}
+out:
+	explicit_bzero(d, sizeof(d));
+	unlink(key);
+	snprintf(key, sizeof(key), "%s/p256signd.json", dir);
+	unlink(key);
+	rmdir(dir);
+	return r;
+}
+
+static void print_json(long cores, const struct yardstick *y, const struct result *res, size_t n)
+{
+	printf("{\"inprocess\": {\"threads\": %ld, \"signs_per_s\": %.0f, \"signs_per_cpu_s\": %.0f, "
+	    "\"sign_us\": %.1f},\n \"runs\": [", cores, y->rate_all, y->per_cpu_s, 1e6 / y->rate1);
+	for (size_t i = 0; i < n; i++)
+		printf("%s\n  {\"verify_after_sign\": %s, \"connections\": %u, \"depth\": %u, "
+		    "\"seconds\": %.1f, \"signs_per_s\": %.0f, \"signs_per_cpu_s\": %.0f, "
+		    "\"p50_us\": %.1f, \"p99_us\": %.1f, \"errors\": %lu}", i ? "," : "",
+		    res[i].verify_after_sign < 0 ? "null" : res[i].verify_after_sign ? "true" : "false",
+		    res[i].conns, res[i].depth, res[i].seconds, res[i].rate, res[i].per_cpu_s,
+		    res[i].p50_us, res[i].p99_us, res[i].errors);
+	printf("]}\n");
+}
+
+/* The two targets of docs/performance.md, for the runs without verify_after_sign. */
+static void print_targets(const struct yardstick *y, long cores, const struct result *res,
+	size_t n)
+{
+	printf("in-process p256_sign (best of before and after): %.1f us per signature; "
+	    "%.0f signs/s on %ld threads; %.0f signs per CPU-second\n", 1e6 / y->rate1,
+	    y->rate_all, cores, y->per_cpu_s);
+	for (size_t i = 0; i < n; i++) {
+		if (res[i].verify_after_sign == 1)
+			continue;
+		if (res[i].conns == 64) {
+			printf("64 connections: %.2f x the in-process rate (target >= 0.7)", res[i].rate /
+			    y->rate_all);
+			if (res[i].per_cpu_s > 0)
+				printf("; per CPU-second (daemon and bench-load): %.2f x", res[i].per_cpu_s /
+				    y->per_cpu_s);
+			printf("\n");
+		}
+		if (res[i].conns == 1 && res[i].depth == 1)
+			printf("1 connection, 1 request at a time: p50 = sign time + %.1f us "
+			    "(target <= 40)\n", res[i].p50_us - 1e6 / y->rate1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct load l = { .o = &o };
+	struct result res[32];
+	struct yardstick y = { 0 };
+	size_t n = 0;
+	uint8_t d[P256_SCALAR_LEN], pub[P256_POINT_LEN];
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int r = 1;
+
+	if (parse_args(argc, argv, &o) != 0) {
+		usage(stderr);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	if ((l.sent_ns = calloc(ID_SLOTS, sizeof(*l.sent_ns))) == NULL || make_template(&l) != 0)
+		goto out;
+	do {
+		if (getrandom(d, sizeof(d), 0) != sizeof(d))
+			goto out;
+	} while (p256_public_from_private(d, pub) != 0);
+	if (measure_yardstick(d, cores, &y) != 0)
+		goto out;
+	if (!o.json)
+		printf("verify_after_sign  conns depth      signs/s  per-CPU-s   p50(us)   p99(us)  "
+		    "errors\n");
+	if (o.socket != NULL) {
+		if (run_all(&l, o.socket, -1, res, &n) != 0)
+			goto out;
+	} else if (own_daemon(&l, 1, res, &n) != 0 || own_daemon(&l, 0, res, &n) != 0)
+		goto out;
+	/* Measured again after the load: the better of the two is the yardstick, so that a busy
+	 * moment of the machine cannot flatter the daemon. */
+	if (measure_yardstick(d, cores, &y) != 0)
+		goto out;
+	if (o.json)
+		print_json(cores, &y, res, n);
+	else
+		print_targets(&y, cores, res, n);
+	r = 0;
+	for (size_t i = 0; i < n; i++)
+		if (res[i].errors != 0)
+			r = 1;
+out:
+	explicit_bzero(d, sizeof(d));
+	free(l.sent_ns);
+	free(l.lat_ns);
+	if (r != 0 && n == 0)
+		fprintf(stderr, "bench-load: failed\n");
+	return r;
+}

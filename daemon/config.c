@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: ISC */
+/* Reading the JSON configuration with jansson: types, ranges, defaults, unknown fields. */
+#include "config.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proto.h"
+
+#define WORKERS_MAX 256
+#define KEYS_MAX 128	/* LIST_KEYS must fit in one frame */
+
+struct ctx {
+	const char *path;
+	char *err;
+	size_t errlen;
+};
+
+/* Formats "FILE: WHERE.NAME: message" into the caller's error buffer; returns -1. */
+__attribute__((format(printf, 4, 5)))
+static int fail(struct ctx *x, const char *where, const char *name, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(x->err, x->errlen, "%s: %s%s%s: %s", x->path, where, *where ? "." : "",
+	    name, msg);
+	return -1;
+}
+
+static int check_fields(struct ctx *x, json_t *obj, const char *where,
+	const char *const allowed[])
+{
+	const char *name;
+	json_t *v;
+
+	json_object_foreach(obj, name, v) {
+		size_t i;
+
+		for (i = 0; allowed[i] != NULL && strcmp(allowed[i], name) != 0; i++)
+			;
+		if (allowed[i] == NULL)
+			return fail(x, where, name, "unknown field");
+	}
+	return 0;
+}
+
+/* A string field: *out is a copy, or stays NULL when the field is absent and not required. */
+static int get_str(struct ctx *x, json_t *obj, const char *where, const char *name, int required,
+	char **out)
+{
+	json_t *v = json_object_get(obj, name);
+
+	if (v == NULL)
+		return required ? fail(x, where, name, "missing") : 0;
+	if (!json_is_string(v) || json_string_length(v) == 0 ||
+	    strlen(json_string_value(v)) != json_string_length(v))
+		return fail(x, where, name, "must be a non-empty string");
+	if ((*out = strdup(json_string_value(v))) == NULL)
+		return fail(x, where, name, "out of memory");
+	return 0;
+}
+
+/* An integer field in [min, max]; *out keeps its default when the field is absent. */
+static int get_uint(struct ctx *x, json_t *obj, const char *where, const char *name,
+	unsigned min, unsigned max, unsigned *out)
+{
+	json_t *v = json_object_get(obj, name);
+
+	if (v == NULL)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < (json_int_t)min ||
+	    json_integer_value(v) > (json_int_t)max)
+		return fail(x, where, name, "must be an integer from %u to %u", min, max);
+	*out = (unsigned)json_integer_value(v);
+	return 0;
+}
+
+static int get_bool(struct ctx *x, json_t *obj, const char *where, const char *name, int *out)
+{
+	json_t *v = json_object_get(obj, name);
+
+	if (v == NULL)
+		return 0;
+	if (!json_is_boolean(v))
+		return fail(x, where, name, "must be true or false");
+	*out = json_is_true(v);
+	return 0;
+}
+
+/* "0660": three or four octal digits, permission bits only. */
+static int get_mode(struct ctx *x, json_t *obj, mode_t *out)
+{
+	char *s = NULL, *end;
+	unsigned long m;
+	int r = -1;
+
+	if (get_str(x, obj, "", "socket_mode", 0, &s) != 0)
+		goto out;
+	r = 0;
+	if (s == NULL)
+		goto out;
+	m = strtoul(s, &end, 8);
+	if (*end != '\0' || strlen(s) < 3 || strlen(s) > 4 || s[0] == '-' || s[0] == '+' ||
+	    m > 0777) {
+		r = fail(x, "", "socket_mode", "must be an octal string such as \"0660\"");
+		goto out;
+	}
+	*out = (mode_t)m;
+out:
+	free(s);
+	return r;
+}
+
+static int name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > PROTO_NAME_MAX)
+		return 0;
+	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == n;
+}
+
+static int get_limits(struct ctx *x, json_t *root, struct config_limits *l)
+{
+	static const char *const fields[] = { "max_connections", "max_inflight_per_connection",
+		"max_inflight", "max_frame_bytes", "idle_timeout_ms", "frame_timeout_ms",
+		"request_timeout_ms", "shutdown_timeout_ms", NULL };
+	json_t *o = json_object_get(root, "limits");
+	const unsigned day = 86400000;
+
+	if (o == NULL)
+		return 0;
+	if (!json_is_object(o))
+		return fail(x, "", "limits", "must be an object");
+	if (check_fields(x, o, "limits", fields) != 0 ||
+	    get_uint(x, o, "limits", "max_connections", 1, 1000000, &l->max_connections) != 0 ||
+	    get_uint(x, o, "limits", "max_inflight_per_connection", 1, 1000000,
+		&l->max_inflight_per_connection) != 0 ||
+	    get_uint(x, o, "limits", "max_inflight", 1, 1000000, &l->max_inflight) != 0 ||
+	    get_uint(x, o, "limits", "max_frame_bytes", 1024, PROTO_FRAME_MAX,
+		&l->max_frame_bytes) != 0 ||
+	    get_uint(x, o, "limits", "idle_timeout_ms", 1, day, &l->idle_timeout_ms) != 0 ||
+	    get_uint(x, o, "limits", "frame_timeout_ms", 1, day, &l->frame_timeout_ms) != 0 ||
+	    get_uint(x, o, "limits", "request_timeout_ms", 1, day, &l->request_timeout_ms) != 0 ||
+	    get_uint(x, o, "limits", "shutdown_timeout_ms", 1, day, &l->shutdown_timeout_ms) != 0)
+		return -1;
+	return 0;
+}
+
+static int get_key(struct ctx *x, json_t *o, size_t i, struct config_key *k)
+{
+	static const char *const fields[] = { "name", "file", "certificate", "nonce",
+		"verify_after_sign", NULL };
+	char where[32];
+	char *nonce = NULL;
+	int r = -1;
+
+	snprintf(where, sizeof(where), "keys[%zu]", i);
+	k->nonce = P256_NONCE_HEDGED;
+	k->verify_after_sign = 1;
+	if (!json_is_object(o)) {
+		r = fail(x, "", where, "must be an object");
+		goto out;
+	}
+	if (check_fields(x, o, where, fields) != 0 ||
+	    get_str(x, o, where, "name", 1, &k->name) != 0 ||
+	    get_str(x, o, where, "file", 1, &k->file) != 0 ||
+	    get_str(x, o, where, "certificate", 0, &k->certificate) != 0 ||
+	    get_str(x, o, where, "nonce", 0, &nonce) != 0 ||
+	    get_bool(x, o, where, "verify_after_sign", &k->verify_after_sign) != 0)
+		goto out;
+	if (!name_ok(k->name)) {
+		r = fail(x, where, "name", "must be 1 to %d of A-Z a-z 0-9 . _ -", PROTO_NAME_MAX);
+		goto out;
+	}
+	if (nonce != NULL && strcmp(nonce, "deterministic") == 0)
+		k->nonce = P256_NONCE_DETERMINISTIC;
+	else if (nonce != NULL && strcmp(nonce, "hedged") != 0) {
+		r = fail(x, where, "nonce", "must be \"hedged\" or \"deterministic\"");
+		goto out;
+	}
+	r = 0;
+out:
+	free(nonce);
+	return r;
+}
+
+static int get_keys(struct ctx *x, json_t *root, struct config *cfg)
+{
+	json_t *a = json_object_get(root, "keys");
+	size_t i, j;
+
+	if (a == NULL)
+		return fail(x, "", "keys", "missing");
+	if (!json_is_array(a) || json_array_size(a) == 0 || json_array_size(a) > KEYS_MAX)
+		return fail(x, "", "keys", "must be an array of 1 to %d keys", KEYS_MAX);
+	if ((cfg->keys = calloc(json_array_size(a), sizeof(*cfg->keys))) == NULL)
+		return fail(x, "", "keys", "out of memory");
+	for (i = 0; i < json_array_size(a); i++) {
+		cfg->nkeys = i + 1;
+		if (get_key(x, json_array_get(a, i), i, &cfg->keys[i]) != 0)
+			return -1;
+		for (j = 0; j < i; j++) {
+			if (strcmp(cfg->keys[j].name, cfg->keys[i].name) == 0) {
+				char where[32];
+
+				snprintf(where, sizeof(where), "keys[%zu]", i);
+				return fail(x, where, "name", "\"%s\" is already used by keys[%zu]",
+				    cfg->keys[i].name, j);
+			}
+		}
+	}
+	return 0;
+}
+
+static void set_defaults(struct config *cfg)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	cfg->socket_mode = 0660;
+	cfg->workers = cpus < 1 ? 1 : cpus > WORKERS_MAX ? WORKERS_MAX : (unsigned)cpus;
+	cfg->limits = (struct config_limits){
+		.max_connections = 1024,
+		.max_inflight_per_connection = 256,
+		.max_inflight = 8192,
+		.max_frame_bytes = PROTO_FRAME_MAX,
+		.idle_timeout_ms = 60000,
+		.frame_timeout_ms = 5000,
+		.request_timeout_ms = 10000,
+		.shutdown_timeout_ms = 10000,
+	};
+}
+
+int config_load(const char *path, struct config *cfg, char *err, size_t errlen)
+{
+	static const char *const fields[] = { "socket", "socket_mode", "socket_group", "user",
+		"workers", "limits", "keys", NULL };
+	struct ctx x = { .path = path, .err = err, .errlen = errlen };
+	json_error_t je;
+	json_t *root = NULL;
+	int r = -1;
+
+	memset(cfg, 0, sizeof(*cfg));
+	set_defaults(cfg);
+	if ((cfg->path = strdup(path)) == NULL) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto out;
+	}
+	if ((root = json_load_file(path, JSON_REJECT_DUPLICATES, &je)) == NULL) {
+		if (je.line > 0)
+			snprintf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+		else
+			snprintf(err, errlen, "%s: %s", path, je.text);
+		goto out;
+	}
+	if (!json_is_object(root)) {
+		snprintf(err, errlen, "%s: the top level must be an object", path);
+		goto out;
+	}
+	if (check_fields(&x, root, "", fields) != 0 ||
+	    get_str(&x, root, "", "socket", 0, &cfg->socket) != 0 ||
+	    get_mode(&x, root, &cfg->socket_mode) != 0 ||
+	    get_str(&x, root, "", "socket_group", 0, &cfg->socket_group) != 0 ||
+	    get_str(&x, root, "", "user", 0, &cfg->user) != 0 ||
+	    get_uint(&x, root, "", "workers", 1, WORKERS_MAX, &cfg->workers) != 0 ||
+	    get_limits(&x, root, &cfg->limits) != 0 || get_keys(&x, root, cfg) != 0)
+		goto out;
+	if (cfg->socket == NULL && (cfg->socket = strdup(CONFIG_SOCKET_DEFAULT)) == NULL) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto out;
+	}
+	if (cfg->limits.max_inflight_per_connection > cfg->limits.max_inflight) {
+		fail(&x, "limits", "max_inflight_per_connection", "must not exceed max_inflight");
+		goto out;
+	}
+	r = 0;
+out:
+	json_decref(root);
+	return r;
+}
+
+void config_free(struct config *cfg)
+{
+	for (size_t i = 0; i < cfg->nkeys; i++) {
+		free(cfg->keys[i].name);
+		free(cfg->keys[i].file);
+		free(cfg->keys[i].certificate);
+	}
+	free(cfg->keys);
+	free(cfg->path);
+	free(cfg->socket);
+	free(cfg->socket_group);
+	free(cfg->user);
+	memset(cfg, 0, sizeof(*cfg));
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: ISC */
+#ifndef P256SIGND_CONFIG_H
+#define P256SIGND_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "p256.h"
+
+/* The daemon's configuration file (JSON; docs/config.md lists every field and its default). */
+
+#define CONFIG_SOCKET_DEFAULT "/run/p256sign/p256sign.sock"
+
+struct config_key {
+	char *name;			/* 1..64 of [A-Za-z0-9._-], unique */
+	char *file;			/* as written; keys.c resolves relative paths */
+	char *certificate;		/* NULL when not configured */
+	enum p256_nonce nonce;
+	int verify_after_sign;
+};
+
+struct config_limits {
+	unsigned max_connections;
+	unsigned max_inflight_per_connection;
+	unsigned max_inflight;
+	unsigned max_frame_bytes;
+	unsigned idle_timeout_ms;
+	unsigned frame_timeout_ms;
+	unsigned request_timeout_ms;
+	unsigned shutdown_timeout_ms;
+};
+
+struct config {
+	char *path;			/* the file it was read from */
+	char *socket;
+	mode_t socket_mode;
+	char *socket_group;		/* NULL: leave the group alone */
+	char *user;			/* NULL: do not change user */
+	unsigned workers;
+	struct config_limits limits;
+	struct config_key *keys;
+	size_t nkeys;
+};
+
+/*
+ * Reads and checks the file at path into *cfg (which the caller releases with config_free, also
+ * after a failure). Returns 0, or -1 with a one-line message in err (errlen bytes): for JSON
+ * syntax "FILE:LINE:COLUMN: text" (jansson's position), otherwise "FILE: FIELD: text" naming the
+ * offending field, e.g. "keys[1].nonce". Unknown fields are errors.
+ */
+int config_load(const char *path, struct config *cfg, char *err, size_t errlen);
+
+/* Frees everything config_load allocated; safe on a zeroed config. */
+void config_free(struct config *cfg);
+
+#endif

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: ISC */
+#ifndef P256SIGND_KEYS_H
+#define P256SIGND_KEYS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "p256.h"
+#include "proto.h"
+
+/* The key table: what the parent may know about each key (public), and the private keys that
+ * only workers keep after start-up. Index i of both arrays is the same key (config order). */
+
+struct key_public {
+	char name[PROTO_NAME_MAX + 1];
+	uint8_t id[P256_KEY_ID_LEN];
+	char id_hex[2 * P256_KEY_ID_LEN + 1];
+	uint8_t point[P256_POINT_LEN];
+	uint8_t spki[P256_SPKI_LEN];
+	enum p256_nonce nonce;
+	int verify_after_sign;
+	uint64_t signatures;		/* signatures released; counted by the parent */
+};
+
+struct keytab {
+	size_t n;
+	struct key_public *pub;
+	struct p256_key *priv;		/* NULL once keys_forget_private ran */
+};
+
+/*
+ * Loads every configured key with the strict loader (lib/keyfile.h), checks its certificate when
+ * one is configured (lib/cert.h) and refuses two entries holding the same key. Relative file names
+ * are taken from $CREDENTIALS_DIRECTORY when set (systemd LoadCredential=), else from the config
+ * file's directory. Returns 0, or -1 with "keys[i] (NAME): FILE: tag: message" in err. The caller
+ * releases *kt with keys_free, also after a failure.
+ */
+int keys_load(const struct config *cfg, struct keytab *kt, char *err, size_t errlen);
+
+/* Wipes and frees the private half; from then on kt holds public data only. */
+void keys_forget_private(struct keytab *kt);
+
+/* keys_forget_private and frees the public table. */
+void keys_free(struct keytab *kt);
+
+/* The index of the key a request selects by name or id, or -1 when there is none. */
+int keys_find(const struct keytab *kt, const struct proto_key *sel);
+
+#endif

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: ISC */
+/* Every request's path through the parent (request.h). */
+#include "request.h"
+
+#include <jansson.h>
+#include <openssl/evp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "keyfile.h"
+
+/* A request handed to a worker, until its answer comes back. */
+struct signing {
+	struct server *srv;
+	struct conn *conn;
+	uint32_t id;
+	uint8_t type;
+	uint8_t format;
+	uint32_t key;
+	uint64_t start_us;
+};
+
+const char *request_type_name(uint8_t type)
+{
+	switch (type) {
+	case PROTO_PING: return "ping";
+	case PROTO_SIGN: return "sign";
+	case PROTO_SIGN_MESSAGE: return "sign-message";
+	case PROTO_PUBKEY: return "pubkey";
+	case PROTO_VERIFY: return "verify";
+	case PROTO_LIST_KEYS: return "list-keys";
+	case PROTO_STATUS: return "status";
+	default: return "unknown";
+	}
+}
+
+static void success_header(struct proto_response *resp, const struct reply_to *to)
+{
+	memset(resp, 0, sizeof(*resp));
+	resp->h.version = PROTO_VERSION;
+	resp->h.type = to->type | PROTO_RESPONSE;
+	resp->h.id = to->id;
+}
+
+/* The key a request names, with the reply's log name set; -1 after replying unknown-key. */
+static int find_key(struct server *s, struct reply_to *to, const struct proto_key *sel)
+{
+	int k = keys_find(s->kt, sel);
+
+	if (k < 0) {
+		to->key = sel->kind == PROTO_KEY_NAME ? sel->name : NULL;
+		server_reply_error(s, to, PROTO_E_UNKNOWN_KEY);
+		return -1;
+	}
+	to->key = s->kt->pub[k].name;
+	return k;
+}
+
+/* Hands a digest to a worker; the answer arrives in request_signed. */
+static void sign_digest(struct server *s, const struct reply_to *to, int key, uint8_t format,
+	const uint8_t digest[P256_DIGEST_LEN])
+{
+	struct signing *g = NULL;
+	int r;
+
+	if (to->conn->inflight >= s->cfg->limits.max_inflight_per_connection) {
+		server_reply_error(s, to, PROTO_E_OVERLOADED);
+		return;
+	}
+	if ((g = malloc(sizeof(*g))) == NULL) {
+		server_reply_error(s, to, PROTO_E_INTERNAL);
+		return;
+	}
+	*g = (struct signing){ .srv = s, .conn = to->conn, .id = to->id, .type = to->type,
+		.format = format, .key = (uint32_t)key, .start_us = to->start_us };
+	if ((r = pool_sign(s->pool, g->key, digest, g)) != 0) {
+		free(g);
+		server_reply_error(s, to, (uint16_t)-r);
+		return;
+	}
+	to->conn->inflight++;
+	s->inflight++;
+}
+
+void request_signed(void *ctx, uint16_t error, const uint8_t sig[P256_SIG_LEN])
+{
+	struct signing *g = ctx;
+	struct server *s = g->srv;
+	struct key_public *kp = &s->kt->pub[g->key];
+	struct reply_to to = { .conn = g->conn, .id = g->id, .type = g->type, .key = kp->name,
+		.start_us = g->start_us };
+	struct proto_response resp;
+
+	success_header(&resp, &to);
+	resp.format = g->format;
+	if (error == 0 && g->format == PROTO_FORMAT_RAW) {
+		memcpy(resp.sig, sig, P256_SIG_LEN);
+		resp.sig_len = P256_SIG_LEN;
+	} else if (error == 0 && p256_sig_to_der(sig, resp.sig, &resp.sig_len) != 0)
+		error = PROTO_E_INTERNAL;
+	if (error != 0)
+		server_reply_error(s, &to, error);
+	else {
+		kp->signatures++;
+		s->stats.signatures++;
+		server_reply(s, &to, &resp);
+	}
+	server_request_done(s, g->conn);
+	free(g);
+}
+
+static void handle_sign(struct server *s, struct reply_to *to, const struct proto_request *req)
+{
+	uint8_t digest[P256_DIGEST_LEN];
+	int k;
+
+	if ((k = find_key(s, to, &req->key)) < 0)
+		return;
+	if (req->h.type == PROTO_SIGN) {
+		sign_digest(s, to, k, req->format, req->digest);
+		return;
+	}
+	/* The message is public, so it is hashed here and only its digest reaches a worker. */
+	if (EVP_Digest(req->message, req->message_len, digest, NULL, EVP_sha256(), NULL) != 1) {
+		server_reply_error(s, to, PROTO_E_INTERNAL);
+		return;
+	}
+	sign_digest(s, to, k, req->format, digest);
+}
+
+static void handle_pubkey(struct server *s, struct reply_to *to, const struct proto_request *req)
+{
+	struct proto_response resp;
+	const struct key_public *kp;
+	int k;
+
+	if ((k = find_key(s, to, &req->key)) < 0)
+		return;
+	kp = &s->kt->pub[k];
+	success_header(&resp, to);
+	memcpy(resp.key_id, kp->id, sizeof(resp.key_id));
+	memcpy(resp.point, kp->point, sizeof(resp.point));
+	memcpy(resp.spki, kp->spki, sizeof(resp.spki));
+	server_reply(s, to, &resp);
+}
+
+/*
+ * VERIFY is answered here: it needs public data only, and keeping untrusted signature parsing
+ * out of the processes that hold private keys is worth ~65 us of the event loop per request.
+ */
+static void handle_verify(struct server *s, struct reply_to *to, const struct proto_request *req)
+{
+	struct proto_response resp;
+	const uint8_t *point;
+	uint8_t sig[P256_SIG_LEN];
+	int k, r;
+
+	if (req->key.kind == PROTO_KEY_POINT) {
+		if (p256_point_check(req->key.point) != 0) {
+			server_reply_error(s, to, PROTO_E_BAD_POINT);
+			return;
+		}
+		point = req->key.point;
+	} else {
+		if ((k = find_key(s, to, &req->key)) < 0)
+			return;
+		point = s->kt->pub[k].point;
+	}
+	if (req->format == PROTO_FORMAT_RAW)
+		memcpy(sig, req->sig, sizeof(sig));
+	else if (p256_sig_from_der(req->sig, req->sig_len, sig) != 0) {
+		server_reply_error(s, to, PROTO_E_BAD_SIGNATURE);
+		return;
+	}
+	r = p256_verify(point, P256_POINT_LEN, req->digest, sig, 0);
+	if (r != 0 && r != P256_ERR_SIG_INVALID && r != P256_ERR_SIG_RANGE) {
+		server_reply_error(s, to, r == P256_ERR_POINT ? PROTO_E_BAD_POINT : PROTO_E_INTERNAL);
+		return;
+	}
+	success_header(&resp, to);
+	resp.valid = r == 0;
+	server_reply(s, to, &resp);
+}
+
+static json_t *list_keys_json(const struct server *s)
+{
+	json_t *keys = json_array();
+
+	for (size_t i = 0; keys != NULL && i < s->kt->n; i++) {
+		const struct key_public *kp = &s->kt->pub[i];
+		char point[2 * P256_POINT_LEN + 1];
+
+		keyfile_hex(kp->point, sizeof(kp->point), point);
+		if (json_array_append_new(keys, json_pack("{s:s, s:s, s:s, s:s, s:b, s:I}",
+			"name", kp->name, "key_id", kp->id_hex, "public_key", point,
+			"nonce", kp->nonce == P256_NONCE_DETERMINISTIC ? "deterministic" : "hedged",
+			"verify_after_sign", kp->verify_after_sign,
+			"signatures", (json_int_t)kp->signatures)) != 0) {
+			json_decref(keys);
+			return NULL;
+		}
+	}
+	return keys == NULL ? NULL : json_pack("{s:o}", "keys", keys);
+}
+
+static json_t *status_json(const struct server *s)
+{
+	json_t *errors = json_object();
+
+	for (uint16_t e = 1; errors != NULL && e <= PROTO_E_MAX; e++) {
+		if (json_object_set_new(errors, proto_error_tag(e),
+			json_integer((json_int_t)s->stats.errors[e])) != 0) {
+			json_decref(errors);
+			return NULL;
+		}
+	}
+	if (errors == NULL)
+		return NULL;
+	return json_pack("{s:s, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:o}",
+	    "version", P256SIGN_VERSION,
+	    "uptime_s", (json_int_t)((server_now_us() / 1000 - s->stats.started_ms) / 1000),
+	    "workers", (int)s->pool->n, "workers_alive", (int)s->pool->alive,
+	    "connections", (json_int_t)s->nconns,
+	    "connections_total", (json_int_t)s->stats.connections,
+	    "requests", (json_int_t)s->stats.requests,
+	    "signatures", (json_int_t)s->stats.signatures, "inflight", (json_int_t)s->inflight,
+	    "at_workers", (json_int_t)s->pool->inflight,
+	    "stopping", s->stopping, "errors", errors);
+}
+
+static void handle_json(struct server *s, struct reply_to *to, json_t *doc)
+{
+	struct proto_response resp;
+	char *text;
+
+	if (doc == NULL || (text = json_dumps(doc, JSON_COMPACT)) == NULL) {
+		json_decref(doc);
+		server_reply_error(s, to, PROTO_E_INTERNAL);
+		return;
+	}
+	success_header(&resp, to);
+	resp.json = text;
+	resp.json_len = strlen(text);
+	server_reply(s, to, &resp);
+	free(text);
+	json_decref(doc);
+}
+
+void request_handle(struct server *s, struct conn *c, const uint8_t *frame, size_t len,
+	uint64_t start_us)
+{
+	struct proto_request req;
+	struct reply_to to = { .conn = c, .start_us = start_us };
+	struct proto_response resp;
+	int r = proto_decode_request(frame, len, &req);
+
+	to.id = req.h.id;
+	to.type = req.h.type;
+	if (r != 0) {
+		server_reply_error(s, &to, (uint16_t)-r);
+		return;
+	}
+	if (s->stopping) {
+		server_reply_error(s, &to, PROTO_E_SHUTTING_DOWN);
+		return;
+	}
+	switch (req.h.type) {
+	case PROTO_PING:
+		success_header(&resp, &to);
+		server_reply(s, &to, &resp);
+		break;
+	case PROTO_SIGN:
+	case PROTO_SIGN_MESSAGE:
+		handle_sign(s, &to, &req);
+		break;
+	case PROTO_PUBKEY:
+		handle_pubkey(s, &to, &req);
+		break;
+	case PROTO_VERIFY:
+		handle_verify(s, &to, &req);
+		break;
+	case PROTO_LIST_KEYS:
+		handle_json(s, &to, list_keys_json(s));
+		break;
+	case PROTO_STATUS:
+		handle_json(s, &to, status_json(s));
+		break;
+	default:
+		server_reply_error(s, &to, PROTO_E_UNKNOWN_TYPE);
+		break;
+	}
+}

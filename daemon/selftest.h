@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: ISC */
+#ifndef P256SIGND_SELFTEST_H
+#define P256SIGND_SELFTEST_H
+
+#include <stdint.h>
+
+#include "keys.h"
+
+/*
+ * The start-up self-test each worker passes before the daemon reports READY: the RFC 6979 A.2.5
+ * known answer (deterministic signature of SHA-256("sample") under the RFC's P-256 key), its
+ * verification, and a signature by every configured key (with that key's nonce mode and
+ * sign_checked) verified under the key's public point.
+ */
+
+/* Runs the test in a worker; writes the known-answer signature r||s to kat_sig. 0 or an error. */
+int selftest_run(const struct keytab *kt, uint8_t kat_sig[P256_SIG_LEN]);
+
+/* 1 when sig is the RFC 6979 A.2.5 signature: the parent's check of a worker's answer. */
+int selftest_kat_matches(const uint8_t sig[P256_SIG_LEN]);
+
+#endif

@@ -1,0 +1,524 @@
+/* SPDX-License-Identifier: ISC */
+/* Connections, frames, limits, timeouts and the orderly stop (server.h). */
+#include "server.h"
+
+#include <errno.h>
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "evio.h"
+#include "log.h"
+#include "request.h"
+
+#define READ_MAX 16384			/* bytes per read from a client */
+#define OUTPUT_HIGH 65536		/* stop taking requests while more replies are unread */
+#define OUTPUT_LOW 16384		/* and resume below this */
+#define FRAMES_PER_TURN 64		/* then let other connections have a turn */
+#define LOG_FLUSH_MS 20
+#define RETRY_ACCEPT_MS 100
+
+uint64_t server_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static struct timeval ms_tv(unsigned ms)
+{
+	return (struct timeval){ .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
+}
+
+static void maybe_finish_stop(struct server *s)
+{
+	if (s->stopping && s->nconns == 0 && s->inflight == 0)
+		event_base_loopexit(s->base, NULL);
+}
+
+static void conn_free(struct conn *c)
+{
+	if (c->timer != NULL)
+		event_free(c->timer);
+	if (c->rev != NULL)
+		event_free(c->rev);
+	if (c->wev != NULL)
+		event_free(c->wev);
+	if (c->in != NULL)
+		evbuffer_free(c->in);
+	if (c->out != NULL)
+		evbuffer_free(c->out);
+	free(c);
+}
+
+/* Closes the socket; the struct stays until the last request sent to a worker on its behalf
+ * comes back, and while its frames are being taken. */
+static void conn_close(struct conn *c)
+{
+	struct server *s = c->srv;
+
+	if (c->fd < 0)
+		return;
+	event_del(c->rev);
+	event_del(c->wev);
+	event_del(c->timer);
+	close(c->fd);
+	c->fd = -1;
+	if (c->queued) {
+		TAILQ_REMOVE(&s->to_flush, c, flush_link);
+		c->queued = 0;
+	}
+	TAILQ_REMOVE(&s->conns, c, link);
+	s->nconns--;
+	if (c->inflight == 0 && !c->busy)
+		conn_free(c);
+	maybe_finish_stop(s);
+}
+
+void server_request_done(struct server *s, struct conn *c)
+{
+	c->inflight--;
+	s->inflight--;
+	if (c->fd < 0 && c->inflight == 0 && !c->busy)
+		conn_free(c);
+	maybe_finish_stop(s);
+}
+
+/* Idle while nothing is buffered or in flight; mid-frame while part of a frame is buffered. */
+static void conn_update_timer(struct conn *c)
+{
+	const struct config_limits *l = &c->srv->cfg->limits;
+	struct timeval tv;
+
+	if (evbuffer_get_length(c->in) > 0) {
+		if (c->frame_timing)
+			return;
+		c->frame_timing = 1;
+		tv = ms_tv(l->frame_timeout_ms);
+	} else {
+		c->frame_timing = 0;
+		if (c->inflight > 0 || c->srv->stopping) {
+			event_del(c->timer);
+			return;
+		}
+		tv = ms_tv(l->idle_timeout_ms);
+	}
+	event_add(c->timer, &tv);
+}
+
+static void conn_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	log_info("conn %lu: closed after %s", c->number,
+	    c->frame_timing ? "a frame stalled" : "being idle");
+	conn_close(c);
+}
+
+/* Queues c for the flush at the end of this loop turn. */
+static void conn_queue(struct conn *c)
+{
+	struct server *s = c->srv;
+
+	if (c->queued || c->fd < 0)
+		return;
+	/* The flush runs after the callbacks already due in this turn: their replies join it. */
+	if (TAILQ_EMPTY(&s->to_flush))
+		event_active(s->flush_ev, EV_TIMEOUT, 0);
+	c->queued = 1;
+	TAILQ_INSERT_TAIL(&s->to_flush, c, flush_link);
+}
+
+/* After an error that ends the connection: stop reading, close once the reply is written. */
+static void conn_close_after_write(struct conn *c)
+{
+	c->closing = 1;
+	event_del(c->rev);
+	if (evbuffer_get_length(c->out) == 0)
+		conn_close(c);
+	else
+		conn_queue(c);
+}
+
+static void conn_process(struct conn *c);
+
+/* Writes what it can of c's replies; waits for the socket to be writable for the rest. Then
+ * closes c if it was to close, or resumes reading once the client caught up. */
+static void conn_flush(struct conn *c)
+{
+	size_t left = evbuffer_get_length(c->out);
+
+	if (left > 0) {
+		if (evbuffer_write(c->out, c->fd) < 0 && errno != EAGAIN && errno != EINTR) {
+			conn_close(c);
+			return;
+		}
+		left = evbuffer_get_length(c->out);
+		if (left > 0)
+			event_add(c->wev, NULL);
+		else
+			event_del(c->wev);
+	}
+	if (left == 0 && (c->closing || (c->srv->stopping && c->inflight == 0))) {
+		conn_close(c);
+		return;
+	}
+	if (c->paused && !c->closing && left <= OUTPUT_LOW) {
+		c->paused = 0;
+		event_add(c->rev, NULL);
+		conn_process(c);
+	}
+}
+
+static void flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *s = arg;
+	struct conn *c;
+
+	while ((c = TAILQ_FIRST(&s->to_flush)) != NULL) {
+		TAILQ_REMOVE(&s->to_flush, c, flush_link);
+		c->queued = 0;
+		conn_flush(c);
+	}
+}
+
+static void conn_write_cb(evutil_socket_t fd, short what, void *arg)
+{
+	conn_flush(arg);
+}
+
+static void conn_take_frames(struct conn *c);
+
+/* Takes the complete frames in c's input; c may be closed, and then freed, on return. */
+static void conn_process(struct conn *c)
+{
+	c->busy = 1;
+	conn_take_frames(c);
+	c->busy = 0;
+	if (c->fd < 0 && c->inflight == 0)
+		conn_free(c);
+}
+
+/* At most FRAMES_PER_TURN frames, then the other connections get their turn. */
+static void conn_take_frames(struct conn *c)
+{
+	struct server *s = c->srv;
+	int n;
+
+	for (n = 0; n < FRAMES_PER_TURN && c->fd >= 0 && !c->closing; n++) {
+		uint8_t prefix[PROTO_LEN_PREFIX];
+		size_t have = evbuffer_get_length(c->in);
+		uint32_t len = 0;
+		const uint8_t *frame;
+		int r;
+
+		if (evbuffer_get_length(c->out) > OUTPUT_HIGH) {
+			c->paused = 1;
+			event_del(c->rev);
+			break;
+		}
+		if (have < PROTO_LEN_PREFIX)
+			break;
+		evbuffer_copyout(c->in, prefix, sizeof(prefix));
+		/* Decided on the prefix alone: an oversize frame's body is never waited for. */
+		r = proto_frame_length(prefix, &len);
+		if (r == 0 && len > s->cfg->limits.max_frame_bytes)
+			r = -PROTO_E_FRAME_TOO_LARGE;
+		if (r != 0) {
+			struct reply_to to = { .conn = c, .type = 0, .start_us = server_now_us() };
+
+			server_reply_error(s, &to, (uint16_t)-r);
+			if (c->fd >= 0)
+				conn_close_after_write(c);
+			break;
+		}
+		if (have - PROTO_LEN_PREFIX < len)
+			break;
+		if ((frame = evbuffer_pullup(c->in, PROTO_LEN_PREFIX + (ssize_t)len)) == NULL) {
+			log_error("conn %lu: out of memory", c->number);
+			conn_close(c);
+			return;
+		}
+		c->frame_timing = 0;	/* progress: a stalled frame is timed from here */
+		request_handle(s, c, frame + PROTO_LEN_PREFIX, len, server_now_us());
+		if (c->fd >= 0)
+			evbuffer_drain(c->in, PROTO_LEN_PREFIX + len);
+	}
+	if (c->fd < 0)
+		return;
+	if (s->stopping && c->inflight == 0) {
+		conn_close_after_write(c);
+		return;
+	}
+	/* Frames left over: come back after the connections already waiting had their turn. */
+	if (n == FRAMES_PER_TURN) {
+		c->more = 1;
+		event_active(c->rev, EV_READ, 0);
+	}
+	conn_update_timer(c);
+}
+
+/* Reads what the socket has, up to a whole frame's worth beyond what is buffered. */
+static void conn_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+	size_t limit = PROTO_LEN_PREFIX + c->srv->cfg->limits.max_frame_bytes;
+	size_t have = evbuffer_get_length(c->in);
+
+	if (c->more)
+		c->more = 0;	/* a turn for buffered frames; the socket is read next time */
+	else if (have < limit) {
+		ssize_t n = evio_read(c->in, c->fd, limit - have < READ_MAX ? limit - have : READ_MAX);
+
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+			conn_close(c);
+			return;
+		}
+	}
+	conn_process(c);
+}
+
+/* The reply to a connection beyond max_connections: overloaded, then close. Best effort: the
+ * socket is new, so its buffer has room for one small frame. */
+static void refuse(int fd)
+{
+	struct proto_response resp;
+	uint8_t buf[PROTO_LEN_PREFIX + PROTO_HEADER_LEN + 4 + PROTO_TEXT_MAX];
+	size_t len;
+
+	proto_error_response(&resp, 0, PROTO_E_OVERLOADED);
+	if (proto_encode_response(&resp, buf, sizeof(buf), &len) == 0 &&
+	    send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		log_error("refusing a connection: %s", strerror(errno));
+	close(fd);
+}
+
+static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
+	int salen, void *arg)
+{
+	struct server *s = arg;
+	struct conn *c = NULL;
+	socklen_t credlen = sizeof(c->peer);
+
+	if (s->stopping) {
+		close(fd);
+		return;
+	}
+	if (s->nconns >= s->cfg->limits.max_connections) {
+		log_info("refusing a connection: %u connections open", s->nconns);
+		s->stats.requests++;
+		s->stats.errors[PROTO_E_OVERLOADED]++;
+		refuse(fd);
+		return;
+	}
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		goto fail;
+	c->srv = s;
+	c->fd = -1;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->peer, &credlen) != 0) {
+		log_error("SO_PEERCRED: %s", strerror(errno));
+		goto fail;
+	}
+	if ((c->timer = evtimer_new(s->base, conn_timer_cb, c)) == NULL ||
+	    (c->rev = event_new(s->base, fd, EV_READ | EV_PERSIST, conn_read_cb, c)) == NULL ||
+	    (c->wev = event_new(s->base, fd, EV_WRITE | EV_PERSIST, conn_write_cb, c)) == NULL ||
+	    (c->in = evbuffer_new()) == NULL || (c->out = evbuffer_new()) == NULL ||
+	    event_add(c->rev, NULL) != 0)
+		goto fail;
+	c->fd = fd;
+	c->number = ++s->stats.connections;
+	TAILQ_INSERT_TAIL(&s->conns, c, link);
+	s->nconns++;
+	conn_update_timer(c);
+	return;
+fail:
+	log_error("cannot take a connection");
+	if (c != NULL)
+		conn_free(c);
+	close(fd);
+}
+
+static void retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *s = arg;
+
+	if (!s->stopping)
+		evconnlistener_enable(s->listener);
+}
+
+/* accept failed: out of descriptors or memory. Pause accepting rather than spin. */
+static void accept_error_cb(struct evconnlistener *l, void *arg)
+{
+	struct server *s = arg;
+	struct timeval tv = ms_tv(RETRY_ACCEPT_MS);
+
+	log_error("accept: %s", strerror(errno));
+	evconnlistener_disable(l);
+	event_add(s->retry_ev, &tv);
+}
+
+static void expire_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *s = arg;
+
+	pool_expire(s->pool, s->cfg->limits.request_timeout_ms);
+}
+
+static void log_cb(evutil_socket_t fd, short what, void *arg)
+{
+	log_flush();
+}
+
+static void stop_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *s = arg;
+
+	log_error("stopping with %zu request(s) unanswered after %u ms", s->inflight,
+	    s->cfg->limits.shutdown_timeout_ms);
+	event_base_loopexit(s->base, NULL);
+}
+
+int server_init(struct server *s, struct event_base *base, const struct config *cfg,
+	struct keytab *kt, struct pool *pool, int fd)
+{
+	/* Timeouts are checked a few times per period, so a request is answered at most 25 %
+	 * after its deadline. */
+	unsigned every = cfg->limits.request_timeout_ms / 4 ? cfg->limits.request_timeout_ms / 4 : 1;
+	struct timeval tv = ms_tv(every);
+
+	memset(s, 0, sizeof(*s));
+	s->base = base;
+	s->cfg = cfg;
+	s->kt = kt;
+	s->pool = pool;
+	s->stats.started_ms = server_now_us() / 1000;
+	TAILQ_INIT(&s->conns);
+	TAILQ_INIT(&s->to_flush);
+	/* accept runs until EAGAIN, so the socket (ours or systemd's) must not block. */
+	if (evutil_make_socket_nonblocking(fd) != 0) {
+		close(fd);
+		log_error("cannot make the listening socket non-blocking");
+		return -1;
+	}
+	s->listener = evconnlistener_new(base, accept_cb, s,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_DISABLED, 0, fd);
+	if (s->listener == NULL) {
+		close(fd);
+		log_error("cannot listen");
+		return -1;
+	}
+	evconnlistener_set_error_cb(s->listener, accept_error_cb);
+	s->expire_ev = event_new(base, -1, EV_PERSIST, expire_cb, s);
+	s->log_ev = evtimer_new(base, log_cb, s);
+	s->stop_ev = evtimer_new(base, stop_cb, s);
+	s->retry_ev = evtimer_new(base, retry_cb, s);
+	s->flush_ev = evtimer_new(base, flush_cb, s);
+	if (s->expire_ev == NULL || s->log_ev == NULL || s->stop_ev == NULL ||
+	    s->retry_ev == NULL || s->flush_ev == NULL || event_add(s->expire_ev, &tv) != 0) {
+		log_error("cannot create timers");
+		return -1;
+	}
+	return 0;
+}
+
+int server_accept(struct server *s)
+{
+	if (evconnlistener_enable(s->listener) != 0) {
+		log_error("cannot accept connections");
+		return -1;
+	}
+	return 0;
+}
+
+void server_stop(struct server *s)
+{
+	struct timeval tv = ms_tv(s->cfg->limits.shutdown_timeout_ms);
+	struct conn *c, *next;
+
+	if (s->stopping)
+		return;
+	s->stopping = 1;
+	evconnlistener_free(s->listener);
+	s->listener = NULL;
+	event_del(s->retry_ev);
+	event_add(s->stop_ev, &tv);
+	log_info("stopping: %zu request(s) in flight on %u connection(s)", s->inflight, s->nconns);
+	/* Connections with nothing in flight go once their replies are written. */
+	for (c = TAILQ_FIRST(&s->conns); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, link);
+		event_del(c->timer);
+		if (c->inflight == 0)
+			conn_close_after_write(c);
+	}
+	maybe_finish_stop(s);
+}
+
+void server_free(struct server *s)
+{
+	struct conn *c;
+
+	while ((c = TAILQ_FIRST(&s->conns)) != NULL)
+		conn_close(c);
+	if (s->listener != NULL)
+		evconnlistener_free(s->listener);
+	if (s->expire_ev != NULL)
+		event_free(s->expire_ev);
+	if (s->log_ev != NULL)
+		event_free(s->log_ev);
+	if (s->stop_ev != NULL)
+		event_free(s->stop_ev);
+	if (s->retry_ev != NULL)
+		event_free(s->retry_ev);
+	if (s->flush_ev != NULL)
+		event_free(s->flush_ev);
+	log_flush();
+}
+
+void server_reply(struct server *s, const struct reply_to *to, const struct proto_response *resp)
+{
+	static uint8_t buf[PROTO_LEN_PREFIX + PROTO_FRAME_MAX];
+	struct conn *c = to->conn;
+	struct log_request line = {
+		.peer = &c->peer, .conn = c->number, .id = to->id,
+		.type = request_type_name(to->type), .key = to->key ? to->key : "-",
+		.result = resp->h.type == PROTO_ERROR ? proto_error_tag(resp->error) : "ok",
+		.us = server_now_us() - to->start_us,
+	};
+	struct timeval tv = ms_tv(LOG_FLUSH_MS);
+	size_t len;
+
+	s->stats.requests++;
+	if (resp->h.type == PROTO_ERROR && resp->error <= PROTO_E_MAX)
+		s->stats.errors[resp->error]++;
+	if (log_request(&line))
+		event_add(s->log_ev, &tv);
+	if (c->fd < 0)
+		return;
+	if (proto_encode_response(resp, buf, sizeof(buf), &len) != 0) {
+		log_error("conn %lu: cannot encode a reply", c->number);
+		conn_close(c);
+		return;
+	}
+	if (evbuffer_add(c->out, buf, len) != 0) {
+		log_error("conn %lu: out of memory", c->number);
+		conn_close(c);
+		return;
+	}
+	if (resp->h.type == PROTO_ERROR && proto_error_closes(resp->error))
+		conn_close_after_write(c);
+	else
+		conn_queue(c);
+}
+
+void server_reply_error(struct server *s, const struct reply_to *to, uint16_t code)
+{
+	struct proto_response resp;
+
+	proto_error_response(&resp, to->id, code);
+	server_reply(s, to, &resp);
+}

@@ -1,0 +1,297 @@
+# SPDX-License-Identifier: ISC
+"""Helpers for the p256signd integration tests: a throw-away daemon and a small protocol client.
+
+Standard library only. The wire format is docs/protocol.md: u32 length, then u8 version, u8 type,
+u16 flags, u32 id and the body; big-endian.
+"""
+import atexit
+import json
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RFC_KEY = os.path.join(HERE, "keys", "rfc6979.pem")
+# RFC 6979 A.2.5: SHA-256("sample") and the deterministic signature under RFC_KEY.
+RFC_DIGEST = bytes.fromhex("af2bdbe1aa9b6ec1e2ade1d694f41fc71a831d0268e9891562113d8a62add1bf")
+RFC_R = bytes.fromhex("efd48b2aacb6a8fd1140dd9cd45e81d69d2c877b56aaf991c34d0ea84eaf3716")
+RFC_S = bytes.fromhex("f7cb1c942d657c41d436c7a1b6e29f65f3e900dbb9aff4064dc4ab2f843acda8")
+
+PING, SIGN, SIGN_MESSAGE, PUBKEY, VERIFY, LIST_KEYS, STATUS = 1, 2, 3, 4, 5, 6, 7
+RESPONSE, ERROR = 0x80, 0xFF
+DER, RAW = 0, 1
+KEY_NAME, KEY_ID, KEY_POINT = 1, 2, 3
+E = dict(bad_frame=1, unsupported_version=2, unknown_type=3, unknown_key=4, bad_digest_length=5,
+         overloaded=6, internal=7, bad_format=8, message_too_large=9, bad_key_selector=10,
+         frame_too_large=11, bad_flags=12, bad_point=13, bad_signature=14, sign_failed=15,
+         shutting_down=16, timeout=17, denied=18)
+
+TIMEOUT = 20.0
+
+
+def fail(msg):
+    print("FAIL: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+
+
+# ---- encoding -------------------------------------------------------------------------------
+
+def frame(type_, id_, body=b"", version=1, flags=0):
+    payload = struct.pack(">BBHI", version, type_, flags, id_) + body
+    return struct.pack(">I", len(payload)) + payload
+
+
+def key_name(name):
+    n = name.encode()
+    return bytes([KEY_NAME, len(n)]) + n
+
+
+def key_id(kid):
+    return bytes([KEY_ID]) + kid
+
+
+def key_point(point):
+    return bytes([KEY_POINT]) + point
+
+
+def sign_req(id_, key, digest, fmt=RAW):
+    return frame(SIGN, id_, key + bytes([fmt, len(digest)]) + digest)
+
+
+def sign_message_req(id_, key, message, fmt=RAW):
+    return frame(SIGN_MESSAGE, id_, key + bytes([fmt]) + struct.pack(">H", len(message)) + message)
+
+
+def verify_req(id_, key, digest, sig, fmt=RAW):
+    return frame(VERIFY, id_, key + bytes([fmt, len(digest)]) + digest +
+                 struct.pack(">H", len(sig)) + sig)
+
+
+def der_to_raw(der):
+    """Strict enough for the daemon's own output: SEQUENCE of two INTEGERs."""
+    check(der[0] == 0x30 and der[1] == len(der) - 2, "DER signature: bad SEQUENCE")
+    out, i = b"", 2
+    for _ in range(2):
+        check(der[i] == 0x02, "DER signature: not an INTEGER")
+        n = der[i + 1]
+        v = der[i + 2:i + 2 + n]
+        check(n > 0 and not (n > 1 and v[0] == 0 and v[1] < 0x80), "DER INTEGER not minimal")
+        out += v.lstrip(b"\0").rjust(32, b"\0")
+        i += 2 + n
+    check(i == len(der), "DER signature: trailing bytes")
+    return out
+
+
+def raw_to_der(raw):
+    def integer(v):
+        v = v.lstrip(b"\0") or b"\0"
+        if v[0] & 0x80:
+            v = b"\0" + v
+        return bytes([2, len(v)]) + v
+    body = integer(raw[:32]) + integer(raw[32:])
+    return bytes([0x30, len(body)]) + body
+
+
+# ---- decoding -------------------------------------------------------------------------------
+
+class Response:
+    def __init__(self, data):
+        self.version, self.type, self.flags, self.id = struct.unpack(">BBHI", data[:8])
+        self.body = data[8:]
+        self.error = None
+        if self.type == ERROR:
+            self.error, n = struct.unpack(">HH", self.body[:4])
+            self.text = self.body[4:4 + n].decode()
+
+    def ok(self, type_):
+        check(self.type == (type_ | RESPONSE),
+              "id %d: expected type %#x, got %#x (error %s)" % (self.id, type_ | RESPONSE,
+                                                              self.type, self.error))
+        return self
+
+    def signature(self):
+        fmt, n = self.body[0], self.body[1]
+        check(len(self.body) == 2 + n, "signature response length")
+        sig = self.body[2:]
+        return der_to_raw(sig) if fmt == DER else sig
+
+    def json(self):
+        return json.loads(self.body.decode())
+
+
+class Client:
+    def __init__(self, path, timeout=TIMEOUT):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(timeout)
+        self.sock.connect(path)
+        self.buf = b""
+
+    def send(self, data):
+        self.sock.sendall(data)
+
+    def recv(self):
+        """The next response frame, or None at end of file."""
+        while True:
+            if len(self.buf) >= 4:
+                n = struct.unpack(">I", self.buf[:4])[0]
+                if len(self.buf) >= 4 + n:
+                    data, self.buf = self.buf[4:4 + n], self.buf[4 + n:]
+                    return Response(data)
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                check(self.buf == b"", "connection closed mid-frame")
+                return None
+            self.buf += chunk
+
+    def call(self, data):
+        self.send(data)
+        r = self.recv()
+        check(r is not None, "connection closed instead of a response")
+        return r
+
+    def expect_error(self, data, code, closes=False):
+        r = self.call(data)
+        check(r.type == ERROR and r.error == code,
+              "expected error %d, got type %#x error %s" % (code, r.type, r.error))
+        if closes:
+            check(self.recv() is None, "connection not closed after error %d" % code)
+        return r
+
+    def pubkey(self, name):
+        r = self.call(frame(PUBKEY, 1, key_name(name))).ok(PUBKEY)
+        return r.body[:32], r.body[32:97], r.body[97:]
+
+    def close(self):
+        self.sock.close()
+
+
+# ---- the daemon -----------------------------------------------------------------------------
+
+def openssl_key(path):
+    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt",
+                    "ec_paramgen_curve:P-256", "-out", path], check=True,
+                   stderr=subprocess.DEVNULL)
+    os.chmod(path, 0o600)
+
+
+_started = []
+
+
+@atexit.register
+def _kill_leftovers():
+    """A failed test must not leave its daemons running."""
+    for proc in _started:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+class Daemon:
+    """p256signd on a socket in a fresh directory, with a notify socket the test reads."""
+
+    def __init__(self, binary, keys=None, workers=2, limits=None, extra=None, env=None,
+                 wrap=None, wait_ready=True):
+        self.dir = tempfile.mkdtemp(prefix="p256signd-test-")
+        self.socket = os.path.join(self.dir, "s.sock")
+        self.log = os.path.join(self.dir, "stderr.log")
+        if keys is None:
+            keys = [{"name": "rfc", "file": RFC_KEY, "nonce": "deterministic"}]
+        cfg = {"socket": self.socket, "workers": workers, "keys": keys}
+        if limits:
+            cfg["limits"] = limits
+        cfg.update(extra or {})
+        self.socket = cfg["socket"]
+        self.config = os.path.join(self.dir, "p256signd.json")
+        with open(self.config, "w") as f:
+            json.dump(cfg, f, indent=1)
+        self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.notify_path = os.path.join(self.dir, "notify.sock")
+        self.notify.bind(self.notify_path)
+        # Reachable after the daemon drops to another user.
+        os.chmod(self.dir, 0o755)
+        os.chmod(self.notify_path, 0o777)
+        # Read all the time, as systemd would: a full queue (10 datagrams) blocks sd_notify.
+        self.messages = []
+        self.reader = threading.Thread(target=self._read_notify_socket, daemon=True)
+        self.reader.start()
+        e = dict(os.environ)
+        e["NOTIFY_SOCKET"] = self.notify_path
+        e.update(env or {})
+        argv = [binary, "--config", self.config]
+        if wrap:
+            argv = wrap(argv)
+        self.stderr = open(self.log, "wb")
+        self.proc = subprocess.Popen(argv, env=e, stderr=self.stderr, stdin=subprocess.DEVNULL)
+        _started.append(self.proc)
+        if wait_ready:
+            self.wait_for("READY=1")
+
+    def _read_notify_socket(self):
+        while True:
+            try:
+                data = self.notify.recv(4096)
+            except OSError:
+                return
+            if not data:
+                return      # shut down by stop()
+            self.messages.extend(data.decode().split("\n"))
+
+    def read_notify(self, timeout):
+        """The notify messages that arrive in the next timeout seconds."""
+        start = len(self.messages)
+        time.sleep(timeout)
+        return self.messages[start:]
+
+    def wait_for(self, message, timeout=TIMEOUT):
+        end = time.monotonic() + timeout
+        while message not in self.messages:
+            if self.proc.poll() is not None:
+                fail("daemon exited with %s before %s; log:\n%s" %
+                     (self.proc.returncode, message, self.log_text()))
+            check(time.monotonic() < end, "no %s within %s s" % (message, timeout))
+            time.sleep(0.02)
+
+    def client(self):
+        return Client(self.socket)
+
+    def log_text(self):
+        self.stderr.flush()
+        with open(self.log, errors="replace") as f:
+            return f.read()
+
+    def workers(self):
+        """Process ids of the workers (the daemon's children)."""
+        with open("/proc/%d/task/%d/children" % (self.proc.pid, self.proc.pid)) as f:
+            return [int(p) for p in f.read().split()]
+
+    def stop(self, expect=0):
+        """SIGTERM, then checks the exit status and the log for sanitizer reports; returns the
+        log and removes the directory."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            rc = self.proc.wait(TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            fail("daemon did not stop on SIGTERM")
+        text = self.log_text()
+        self.stderr.close()
+        self.notify.shutdown(socket.SHUT_RDWR)
+        self.notify.close()
+        check(rc == expect, "daemon exited with %d, expected %d; log:\n%s" % (rc, expect, text))
+        check("ERROR: AddressSanitizer" not in text and "ERROR: LeakSanitizer" not in text and
+              "runtime error:" not in text,
+              "sanitizer report:\n" + text)
+        subprocess.run(["rm", "-rf", self.dir], check=True)
+        return text

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
+"""SIGTERM: the daemon stops accepting, answers new requests with shutting-down, answers every
+request in flight, says STOPPING=1, removes its socket and exits 0; a stop that cannot finish is
+bounded by shutdown_timeout_ms. Workers are paused with SIGSTOP to hold requests in flight."""
+import os
+import signal
+import socket
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from daemonlib import *  # noqa: E402,F403
+
+RFC = key_name("rfc")
+
+
+def wait_inflight(c, n):
+    end = time.monotonic() + TIMEOUT
+    while c.call(frame(STATUS, 0)).ok(STATUS).json()["inflight"] != n:
+        check(time.monotonic() < end, "%d requests in flight" % n)
+        time.sleep(0.02)
+
+
+def wait_refused(path):
+    """Until the daemon no longer accepts: its listener is gone."""
+    end = time.monotonic() + TIMEOUT
+    while True:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.connect(path)
+        except OSError:
+            return
+        finally:
+            s.close()
+        check(time.monotonic() < end, "the daemon stops accepting")
+        time.sleep(0.02)
+
+
+def drain(d):
+    (worker,) = d.workers()
+    a, b = d.client(), d.client()
+    os.kill(worker, signal.SIGSTOP)
+    a.send(b"".join(sign_req(i, RFC, RFC_DIGEST, i % 2) for i in range(50)))
+    wait_inflight(b, 50)
+    d.proc.send_signal(signal.SIGTERM)
+    wait_refused(d.socket)
+    check(b.recv() is None, "an idle connection is closed during the stop")
+    a.expect_error(frame(PING, 99), E["shutting_down"])
+    d.wait_for("STOPPING=1")
+    check(d.proc.poll() is None, "the daemon waits for requests in flight")
+    os.kill(worker, signal.SIGCONT)
+    ids = sorted(a.recv().ok(SIGN).id for _ in range(50))
+    check(ids == list(range(50)), "every request in flight answered")
+    check(a.recv() is None, "then the connection is closed")
+    check(d.proc.wait(TIMEOUT) == 0, "exit status 0")
+    check(not os.path.exists(d.socket), "socket file removed")
+    d.stop()
+
+
+def bounded(d):
+    (worker,) = d.workers()
+    a = d.client()
+    os.kill(worker, signal.SIGSTOP)
+    try:
+        a.send(sign_req(1, RFC, RFC_DIGEST))
+        wait_inflight(d.client(), 1)
+        start = time.monotonic()
+        d.proc.send_signal(signal.SIGTERM)
+        check(d.proc.wait(TIMEOUT) == 0, "exit status 0 after the stop timeout")
+        check(time.monotonic() - start < 10, "the stop is bounded")
+    finally:
+        try:
+            os.kill(worker, signal.SIGCONT)
+        except ProcessLookupError:
+            pass        # killed by the daemon on its way out, as it should be
+    text = d.stop()
+    check("unanswered after 500 ms" in text, "the unfinished stop is logged")
+
+
+def main():
+    drain(Daemon(sys.argv[1], workers=1))
+    bounded(Daemon(sys.argv[1], workers=1, limits={"shutdown_timeout_ms": 500}))
+    print("ok")
+
+
+main()

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
+"""systemd integration: socket activation (systemd-socket-activate, sd_listen_fds_with_names) and
+the notify protocol read from a datagram socket: READY=1 after the workers' self-test, STATUS=,
+WATCHDOG=1 only while every worker answers, STOPPING=1. Watchdog timing bounds are generous."""
+import os
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from daemonlib import *  # noqa: E402,F403
+
+RFC = key_name("rfc")
+WATCHDOG_USEC = 200000      # keep-alives every 100 ms
+
+
+def watchdogs(d, seconds):
+    return d.read_notify(seconds).count("WATCHDOG=1")
+
+
+def main():
+    binary = sys.argv[1]
+    tmp = tempfile.mkdtemp(prefix="p256signd-sa-")
+    path = os.path.join(tmp, "activated.sock")
+    os.chmod(tmp, 0o755)
+
+    def wrap(argv):
+        # systemd-socket-activate passes on only the variables given with -E. exec keeps the
+        # pid, so the daemon is the process WATCHDOG_PID names.
+        return ["sh", "-c", 'exec systemd-socket-activate -E WATCHDOG_PID=$$ "$@"', "sh",
+                "-E", "NOTIFY_SOCKET", "-E", "WATCHDOG_USEC=%d" % WATCHDOG_USEC,
+                "-l", path, "--fdname=p256signd"] + argv
+
+    d = Daemon(binary, workers=2, wrap=wrap, wait_ready=False)
+    # systemd-socket-activate starts the daemon on the first connection attempt.
+    end = time.monotonic() + TIMEOUT
+    while not os.path.exists(path):
+        check(time.monotonic() < end, "systemd-socket-activate listens")
+        time.sleep(0.02)
+    c = Client(path)
+    d.wait_for("READY=1")
+    check(c.call(sign_req(1, RFC, RFC_DIGEST)).ok(SIGN).signature() == RFC_R + RFC_S,
+          "signing on the activated socket")
+    log = d.log_text()
+    check("listening on socket-activated fd 3 (p256signd)" in log, "activation logged: " + log)
+    check(not os.path.exists(d.socket), "no socket of its own when activated")
+    check(log.index("ready: 2 workers passed the self-test") < len(log), "self-test logged")
+    status = [m for m in d.messages if m.startswith("STATUS=")]
+    check(status and "2/2 workers alive" in status[0], "STATUS with READY: %s" % status)
+
+    # STATUS= follows the requests served (updated every second).
+    for i in range(5):
+        c.call(frame(PING, 10 + i)).ok(PING)
+    end = time.monotonic() + TIMEOUT
+    while not any(m.startswith("STATUS=6 requests served") for m in d.messages):
+        check(time.monotonic() < end, "STATUS= counts requests: %s" % d.messages[-5:])
+        d.read_notify(0.2)
+
+    # WATCHDOG=1 at half the period, but not while a worker does not answer.
+    check(watchdogs(d, 1.0) >= 3, "WATCHDOG=1 keep-alives")
+    worker = d.workers()[0]
+    os.kill(worker, signal.SIGSTOP)
+    try:
+        d.read_notify(0.5)           # a keep-alive already on its way may still arrive
+        check(watchdogs(d, 1.0) == 0, "no WATCHDOG=1 while a worker is stopped")
+    finally:
+        os.kill(worker, signal.SIGCONT)
+    check(watchdogs(d, 1.0) >= 3, "WATCHDOG=1 again once the worker answers")
+
+    c.close()
+    d.proc.send_signal(signal.SIGTERM)
+    check(d.proc.wait(TIMEOUT) == 0, "exit status 0")
+    d.read_notify(0.2)
+    check("STOPPING=1" in d.messages, "STOPPING=1 on SIGTERM")
+    d.stop()
+    subprocess.run(["rm", "-rf", tmp], check=True)
+    print("ok")
+
+
+main()
