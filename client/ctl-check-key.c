@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hex.h"
 #include "cert.h"
 #include "ctl.h"
 #include "keyfile.h"
@@ -48,8 +49,8 @@ static void run_check(struct check *c)
 	if ((c->key_err = keyfile_load(c->file, &key)) == 0) {
 		if ((c->key_err = p256_key_id(key.pub, id)) == 0) {
 			c->form = keyfile_form_name(key.form);
-			keyfile_hex(id, sizeof(id), c->key_id);
-			keyfile_hex(key.pub, sizeof(key.pub), c->public_key);
+			hex_encode(id, sizeof(id), c->key_id);
+			hex_encode(key.pub, sizeof(key.pub), c->public_key);
 		}
 	}
 	if (c->key_err != 0) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "hex.h"
 
 
 int ctl_error(const char *cmd, const char *fmt, ...)
@@ -50,34 +51,11 @@ struct p256sign *ctl_connect(const struct ctl_options *o, const char *cmd)
 	return h;
 }
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int ctl_hex_decode(const char *hex, uint8_t *out, size_t cap, size_t *len)
 {
-	size_t n;
-	int hi, lo;
-
 	if (hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X'))
 		hex += 2;
-	n = strlen(hex);
-	if (n % 2 != 0 || n / 2 > cap)
-		return -1;
-	for (size_t i = 0; i < n / 2; i++) {
-		if ((hi = hex_value(hex[2 * i])) < 0 || (lo = hex_value(hex[2 * i + 1])) < 0)
-			return -1;
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
-	*len = n / 2;
-	return 0;
+	return hex_decode(hex, strlen(hex), out, cap, len) == 0 ? 0 : -1;
 }
 
 int ctl_print_hex(const uint8_t *p, size_t n)

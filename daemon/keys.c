@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* Building the key table from the configuration (keys.h). */
+#include "hex.h"
 #include "keys.h"
 
 #include <errno.h>
@@ -63,7 +64,7 @@ static int load_one(const struct config *cfg, size_t i, struct keytab *kt, char 
 	p256_spki(kp->point, kp->spki);
 	if ((r = p256_key_id(kp->point, kp->id)) != 0)
 		goto out;
-	keyfile_hex(kp->id, sizeof(kp->id), kp->id_hex);
+	hex_encode(kp->id, sizeof(kp->id), kp->id_hex);
 	kp->nonce = ck->nonce;
 	kp->verify_after_sign = ck->verify_after_sign;
 	r = 0;

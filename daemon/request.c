@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* Every request's path through the parent (request.h). */
+#include "hex.h"
 #include "request.h"
 
 #include <jansson.h>
@@ -190,7 +191,7 @@ static json_t *list_keys_json(const struct server *s)
 		const struct key_public *kp = &s->kt->pub[i];
 		char point[2 * P256_POINT_LEN + 1];
 
-		keyfile_hex(kp->point, sizeof(kp->point), point);
+		hex_encode(kp->point, sizeof(kp->point), point);
 		if (json_array_append_new(keys, json_pack("{s:s, s:s, s:s, s:s, s:b, s:I}",
 			"name", kp->name, "key_id", kp->id_hex, "public_key", point,
 			"nonce", kp->nonce == P256_NONCE_DETERMINISTIC ? "deterministic" : "hedged",

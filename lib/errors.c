@@ -42,6 +42,7 @@ static const struct err_text err_texts[-P256_ERR_MIN + 1] = {
 	[-P256_ERR_CERT_INVALID] = { "certificate-invalid", "certificate cannot be parsed" },
 	[-P256_ERR_CERT_ALGORITHM] = { "certificate-algorithm", "certificate key is not a P-256 key" },
 	[-P256_ERR_CERT_MISMATCH] = { "key-certificate-mismatch", "certificate is for another key" },
+	[-P256_ERR_HEX] = { "hex-invalid", "hex text malformed" },
 };
 
 static const struct err_text *err_lookup(int err)

@@ -43,7 +43,8 @@ enum p256_err {
 	P256_ERR_CERT_INVALID = -34,	/* certificate cannot be parsed */
 	P256_ERR_CERT_ALGORITHM = -35,	/* certificate key is not P-256 */
 	P256_ERR_CERT_MISMATCH = -36,	/* certificate is for another key */
-	P256_ERR_MIN = -36
+	P256_ERR_HEX = -37,		/* hex text malformed (not a digit, odd count) */
+	P256_ERR_MIN = -37
 };
 
 /* The stable tag of an error code ("der-length"); "unknown-error" for a code not listed. */

@@ -151,13 +151,3 @@ const char *keyfile_form_name(enum keyfile_form form)
 	return "unknown";
 }
 
-void keyfile_hex(const uint8_t *in, size_t n, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = digits[in[i] >> 4];
-		out[2 * i + 1] = digits[in[i] & 0xf];
-	}
-	out[2 * n] = '\0';
-}

@@ -55,8 +55,4 @@ void keyfile_key_clear(struct keyfile_key *key);
 /* "pkcs8-pem", "pkcs8-der", "sec1-pem" or "sec1-der": a static string. */
 const char *keyfile_form_name(enum keyfile_form form);
 
-/* Writes n bytes as 2n lowercase hex digits and a NUL to out (2n + 1 bytes), as key ids and
- * public points are shown. For public bytes only (variable time). */
-void keyfile_hex(const uint8_t *in, size_t n, char *out);
-
 #endif
