@@ -3,20 +3,25 @@
 #define P256_TESTUTIL_H
 
 /*
- * Shared by the unit tests: failure counting checks that keep going after a failure, hex decoding
- * of test vectors and a fixed-seed PRNG (splitmix64) so that every random test is reproducible.
+ * Shared by the C tests: failure counting checks that keep going after a failure (naming the case
+ * being tested, test_case, when a test sets it), hex decoding of test vectors and a fixed-seed
+ * PRNG (splitmix64) so that every random test is reproducible.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hex.h"
+
 static int test_failures;
+static const char *test_case __attribute__((unused)) = "";
 
 #define CHECK(cond) \
 	do { \
 		if (!(cond)) { \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+			fprintf(stderr, "%s:%d: [%s] check failed: %s\n", __FILE__, __LINE__, \
+				test_case, #cond); \
 			test_failures++; \
 		} \
 	} while (0)
@@ -53,23 +58,22 @@ static inline int test_done(const char *name)
 	return 0;
 }
 
+/* 1 when n bytes at p are all zero (a wiped buffer). */
+static inline int all_zero(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != 0)
+			return 0;
+	return 1;
+}
+
 /* Ends the test at once: for a broken fixture (unreadable vector file), not for a failed check. */
-static inline void test_fatal(const char *what)
+_Noreturn static inline void test_fatal(const char *what)
 {
 	fprintf(stderr, "fatal: %s\n", what);
 	exit(2);
-}
-
-/* The value of one hex digit, or -1. */
-static inline int hex_nibble(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* Decodes hex into a new buffer (caller frees); *len gets its length. Dies on malformed hex. */
@@ -78,16 +82,8 @@ static inline uint8_t *hex_alloc(const char *hex, size_t *len)
 	size_t n = strlen(hex);
 	uint8_t *out;
 
-	if (n % 2 != 0 || (out = malloc(n / 2 + 1)) == NULL)
+	if ((out = malloc(n / 2 + 1)) == NULL || hex_decode(hex, n, out, n / 2, len) != 0)
 		test_fatal("bad hex in a test vector");
-	for (size_t i = 0; i < n / 2; i++) {
-		int hi = hex_nibble(hex[2 * i]), lo = hex_nibble(hex[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			test_fatal("bad hex in a test vector");
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
-	*len = n / 2;
 	return out;
 }
 

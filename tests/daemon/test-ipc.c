@@ -3,7 +3,7 @@
  * partial messages, and several messages in one buffer, as a batch arrives. */
 #include <string.h>
 
-#include "../unit/testutil.h"
+#include "testutil.h"
 #include "ipc.h"
 
 int main(void)

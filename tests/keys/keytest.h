@@ -2,10 +2,7 @@
 #ifndef P256_KEYTEST_H
 #define P256_KEYTEST_H
 
-/*
- * Shared by the key file tests: checks that count failures and keep going, an error-tag check,
- * and reading a whole corpus file.
- */
+/* Shared by the key file tests: an error-tag check and reading a whole corpus file. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,16 +11,7 @@
 
 #include "errors.h"
 #include "keyfile.h"
-
-static int test_failures;
-
-#define CHECK(cond) \
-	do { \
-		if (!(cond)) { \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			test_failures++; \
-		} \
-	} while (0)
+#include "testutil.h"
 
 /* An error code that must carry the tag `want` ("ok" for 0); `what` names the case. */
 #define CHECK_TAG(what, got, want) \
@@ -35,35 +23,6 @@ static int test_failures;
 			test_failures++; \
 		} \
 	} while (0)
-
-/* Prints the verdict; the return value is the test program's exit status. */
-static inline int test_done(const char *name)
-{
-	if (test_failures != 0) {
-		fprintf(stderr, "%s: %d check(s) failed\n", name, test_failures);
-		return 1;
-	}
-	printf("%s: all checks passed\n", name);
-	return 0;
-}
-
-/* Ends the test at once: for a broken fixture, not for a failed check. */
-_Noreturn static inline void test_fatal(const char *what)
-{
-	fprintf(stderr, "fatal: %s\n", what);
-	exit(2);
-}
-
-/* 1 when n bytes at p are all zero (a wiped buffer). */
-static inline int all_zero(const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		if (b[i] != 0)
-			return 0;
-	return 1;
-}
 
 /* DIR/files/NAME (tests/vectors/keys) in a new zero-filled buffer of KEYFILE_MAX + 1 bytes, so
  * that it is also a C string; the caller frees it. */

@@ -7,6 +7,7 @@
  */
 #include <limits.h>
 
+#include "hex.h"
 #include "cert.h"
 #include "keyfile.h"
 #include "keytest.h"
@@ -44,7 +45,7 @@ static void check_hex(const char *name, const uint8_t *got, size_t n, const char
 {
 	char hex[2 * P256_POINT_LEN + 1];
 
-	keyfile_hex(got, n, hex);
+	hex_encode(got, n, hex);
 	if (strcmp(hex, want) != 0) {
 		fprintf(stderr, "%s: %s, expected %s\n", name, hex, want);
 		test_failures++;

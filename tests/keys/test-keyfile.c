@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "hex.h"
 #include "keyfile.h"
 #include "keytest.h"
 
@@ -124,7 +125,7 @@ static void test_names(void)
 	CHECK(strcmp(keyfile_form_name(KEYFILE_PKCS8_PEM), "pkcs8-pem") == 0);
 	CHECK(strcmp(keyfile_form_name(KEYFILE_SEC1_DER), "sec1-der") == 0);
 	CHECK(strcmp(keyfile_form_name(KEYFILE_SEC1_PEM), "sec1-pem") == 0);
-	keyfile_hex(bytes, sizeof(bytes), hex);
+	hex_encode(bytes, sizeof(bytes), hex);
 	CHECK(strcmp(hex, "009fa0ff") == 0);
 }
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "testutil.h"
 #include "p256.h"
 #include "proto.h"
 #include "samples.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "testutil.h"
 #include "cursor.h"
 #include "proto.h"
 #include "samples.h"

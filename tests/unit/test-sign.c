@@ -17,14 +17,6 @@ static const char *GY_NEG = "b01cbd1c01e58065711814b583f061e9d431cca994cea131344
 
 static const uint8_t DIGEST[32] = { 0xd1, 0x9e, 0x57, 0x11, 0x01, 0x02 };
 
-static int all_zero(const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (p[i] != 0)
-			return 0;
-	return 1;
-}
-
 static void check_rfc6979(const json_t *v)
 {
 	uint8_t d[32], digest[32], want[64], want_der[72], pub[65], want_pub[65], low[32];
