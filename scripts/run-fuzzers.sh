@@ -36,8 +36,8 @@ for bin in "$build"/tests/fuzz/fuzz-*; do
 		wait -n || true
 	done
 	name=${bin##*/fuzz-}
-	(fuzz_one "$name" "$bin"; echo $? >"$results/$name") &
+	(status=0; fuzz_one "$name" "$bin" || status=1; echo $status >"$results/$name.status") &
 done
 wait
 [ -n "$(ls "$results")" ] || { echo "no fuzz harness built"; exit 1; }
-! grep -qv '^0$' "$results"/*
+! grep -qv '^0$' "$results"/*.status
