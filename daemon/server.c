@@ -80,15 +80,6 @@ static void conn_close(struct conn *c)
 	maybe_finish_stop(s);
 }
 
-void server_request_done(struct server *s, struct conn *c)
-{
-	c->inflight--;
-	s->inflight--;
-	if (c->fd < 0 && c->inflight == 0 && !c->busy)
-		conn_free(c);
-	maybe_finish_stop(s);
-}
-
 /* Idle while nothing is buffered or in flight; mid-frame while part of a frame is buffered. */
 static void conn_update_timer(struct conn *c)
 {
@@ -109,6 +100,17 @@ static void conn_update_timer(struct conn *c)
 		tv = ms_tv(l->idle_timeout_ms);
 	}
 	event_add(c->timer, &tv);
+}
+
+void server_request_done(struct server *s, struct conn *c)
+{
+	c->inflight--;
+	s->inflight--;
+	if (c->fd < 0 && c->inflight == 0 && !c->busy)
+		conn_free(c);
+	else if (c->fd >= 0 && c->inflight == 0)
+		conn_update_timer(c);	/* idle from now: the timer stopped while this was out */
+	maybe_finish_stop(s);
 }
 
 static void conn_timer_cb(evutil_socket_t fd, short what, void *arg)
