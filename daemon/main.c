@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <event2/event.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "keys.h"
@@ -170,6 +172,34 @@ out:
 	return r;
 }
 
+/*
+ * Opens /dev/null on whichever of descriptors 0, 1 and 2 the daemon was started without: else the
+ * next socket takes the number, and the log written to "stderr" goes to a client, a worker keeps
+ * the listening socket as its stderr. 0 or -1.
+ */
+static int open_stdio(void)
+{
+	int r = -1;
+
+	for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+		int n;
+
+		if (fcntl(fd, F_GETFD) >= 0)
+			continue;
+		if (errno != EBADF)
+			goto out;
+		/* open returns the lowest free number: fd, as the ones below it are open. */
+		if ((n = open("/dev/null", O_RDWR)) != fd) {
+			if (n >= 0)
+				close(n);
+			goto out;
+		}
+	}
+	r = 0;
+out:
+	return r;
+}
+
 /* Everything before the event loop; the parent holds public keys only afterwards. */
 static int start(struct daemon *d, const char *path)
 {
@@ -257,6 +287,10 @@ int main(int argc, char **argv)
 	const char *path = CONFIG_DEFAULT;
 	int ch;
 
+	if (open_stdio() != 0) {
+		log_error("cannot open /dev/null on descriptors 0-2: %s", strerror(errno));
+		return 1;
+	}
 	/* No core dumps, and no ptrace by the same user, of a process that reads keys. */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
 		log_error("prctl: %s", strerror(errno));
