@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cursor.h"
+
 static const struct {
 	size_t body;
 	enum ipc_direction dir;
@@ -29,17 +31,18 @@ size_t ipc_body_len(uint16_t type)
 int ipc_next(const uint8_t *buf, size_t len, enum ipc_direction dir, struct ipc_header *h,
 	const uint8_t **body, size_t *used)
 {
+	struct cursor c;
 	size_t want;
 
-	if (len < sizeof(*h))
+	cursor_init(&c, buf, len);
+	/* The header is in host order (both ends are this machine): copied out as it is. */
+	if (cursor_copy(&c, h, sizeof(*h)) != 0)
 		return 1;
-	memcpy(h, buf, sizeof(*h));
 	want = ipc_body_len(h->type);
 	if (want == SIZE_MAX || types[h->type].dir != dir || h->len != want)
 		return P256_ERR_LENGTH;
-	if (len - sizeof(*h) < want)
+	if (cursor_get_bytes(&c, body, want) != 0)
 		return 1;
-	*body = buf + sizeof(*h);
 	*used = sizeof(*h) + want;
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cursor.h"
 #include "evio.h"
 #include "ipc.h"
 #include "log.h"
@@ -169,19 +170,20 @@ static int take_reply(struct worker *w, const struct ipc_header *h, const uint8_
 	struct pool *p = w->pool;
 	struct pending pe;
 	struct ipc_signature s;
+	struct cursor c;
 	static const uint16_t reply_to[] = {
 		[IPC_SIGNATURE] = IPC_SIGN, [IPC_SELFTEST_RESULT] = IPC_SELFTEST, [IPC_PONG] = IPC_PING,
 	};
 
+	memset(&s, 0, sizeof(s));
+	cursor_init(&c, body, h->len);
 	if (w->count == 0 || w->ring[w->head].id != h->id ||
-	    w->ring[w->head].type != reply_to[h->type])
+	    w->ring[w->head].type != reply_to[h->type] ||
+	    (h->type != IPC_PONG && cursor_copy(&c, &s, sizeof(s)) != 0))
 		return -1;
 	pe = w->ring[w->head];
 	w->head = (w->head + 1) % w->cap;
 	w->count--;
-	memset(&s, 0, sizeof(s));
-	if (h->len == sizeof(s))
-		memcpy(&s, body, sizeof(s));
 	switch (h->type) {
 	case IPC_SIGNATURE:
 		p->inflight--;
