@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cursor.h"
 #include "evio.h"
 #include "ipc.h"
@@ -41,12 +42,10 @@ struct worker {
 	size_t cap, head, count;
 };
 
+/* Request ages and the close deadline are in milliseconds. */
 static uint64_t now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return clock_now_us() / 1000;
 }
 
 int pool_spawn(struct pool *p, unsigned n, size_t max_inflight, struct keytab *kt)

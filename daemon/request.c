@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "keyfile.h"
 
 /* A request handed to a worker, until its answer comes back. */
@@ -219,7 +220,7 @@ static json_t *status_json(const struct server *s)
 		return NULL;
 	return json_pack("{s:s, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:o}",
 	    "version", P256SIGN_VERSION,
-	    "uptime_s", (json_int_t)((server_now_us() / 1000 - s->stats.started_ms) / 1000),
+	    "uptime_s", (json_int_t)((clock_now_us() / 1000 - s->stats.started_ms) / 1000),
 	    "workers", (int)s->pool->n, "workers_alive", (int)s->pool->alive,
 	    "connections", (json_int_t)s->nconns,
 	    "connections_total", (json_int_t)s->stats.connections,

@@ -8,9 +8,9 @@
 #include <event2/listener.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "evio.h"
 #include "log.h"
 #include "request.h"
@@ -21,14 +21,6 @@
 #define FRAMES_PER_TURN 64		/* then let other connections have a turn */
 #define LOG_FLUSH_MS 20
 #define RETRY_ACCEPT_MS 100
-
-uint64_t server_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
 
 static struct timeval ms_tv(unsigned ms)
 {
@@ -232,7 +224,7 @@ static void conn_take_frames(struct conn *c)
 		if (r == 0 && len > s->cfg->limits.max_frame_bytes)
 			r = -PROTO_E_FRAME_TOO_LARGE;
 		if (r != 0) {
-			struct reply_to to = { .conn = c, .type = 0, .start_us = server_now_us() };
+			struct reply_to to = { .conn = c, .type = 0, .start_us = clock_now_us() };
 
 			server_reply_error(s, &to, (uint16_t)-r);
 			if (c->fd >= 0)
@@ -247,7 +239,7 @@ static void conn_take_frames(struct conn *c)
 			return;
 		}
 		c->frame_timing = 0;	/* progress: a stalled frame is timed from here */
-		request_handle(s, c, frame + PROTO_LEN_PREFIX, len, server_now_us());
+		request_handle(s, c, frame + PROTO_LEN_PREFIX, len, clock_now_us());
 		if (c->fd >= 0)
 			evbuffer_drain(c->in, PROTO_LEN_PREFIX + len);
 	}
@@ -398,7 +390,7 @@ int server_init(struct server *s, struct event_base *base, const struct config *
 	s->cfg = cfg;
 	s->kt = kt;
 	s->pool = pool;
-	s->stats.started_ms = server_now_us() / 1000;
+	s->stats.started_ms = clock_now_us() / 1000;
 	TAILQ_INIT(&s->conns);
 	TAILQ_INIT(&s->to_flush);
 	/* accept runs until EAGAIN, so the socket (ours or systemd's) must not block. */
@@ -489,7 +481,7 @@ void server_reply(struct server *s, const struct reply_to *to, const struct prot
 		.peer = &c->peer, .conn = c->number, .id = to->id,
 		.type = request_type_name(to->type), .key = to->key ? to->key : "-",
 		.result = resp->h.type == PROTO_ERROR ? proto_error_tag(resp->error) : "ok",
-		.us = server_now_us() - to->start_us,
+		.us = clock_now_us() - to->start_us,
 	};
 	struct timeval tv = ms_tv(LOG_FLUSH_MS);
 	size_t len;

@@ -113,7 +113,4 @@ void server_reply_error(struct server *s, const struct reply_to *to, uint16_t co
 /* A request sent to a worker on behalf of c finished: drops the connection's hold on it. */
 void server_request_done(struct server *s, struct conn *c);
 
-/* Microseconds of CLOCK_MONOTONIC. */
-uint64_t server_now_us(void);
-
 #endif
