@@ -247,6 +247,8 @@ static void serve(int fd, enum mock_mode mode)
 			send_response(fd, &resp);
 			n--;
 		}
+		if (mode == MOCK_ANSWER_CLOSE)
+			_exit(0);
 	}
 }
 

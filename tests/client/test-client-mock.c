@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <openssl/sha.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -370,6 +371,36 @@ static void case_async_killed(void)
 	p256sign_close(h);
 }
 
+/*
+ * The daemon answers a request and closes, and only then does the next request find the
+ * connection gone: the answer already sent is delivered, and the unwritten request goes to a new
+ * connection.
+ */
+static void case_async_drained(void)
+{
+	struct p256sign_result res;
+	struct pollfd pfd;
+	struct mock m;
+	struct p256sign *h;
+	uint32_t first, second;
+
+	mock_start(&m, MOCK_ANSWER_CLOSE);
+	h = connect_mock(&m);
+	CHECK_RC(p256sign_submit_ping(h, &first), 0);
+	/* Wait for the hang-up without letting the library read the answer. */
+	pfd = (struct pollfd){ .fd = p256sign_fd(h), .events = POLLRDHUP };
+	do
+		CHECK(poll(&pfd, 1, 10000) == 1);
+	while (!(pfd.revents & (POLLRDHUP | POLLHUP)));
+	CHECK_RC(p256sign_submit_ping(h, &second), 0);
+	CHECK_RC(p256sign_wait(h, first, &res), 0);
+	CHECK(res.id == first && res.op == P256SIGN_OP_PING);
+	CHECK_RC(p256sign_wait(h, second, &res), 0);
+	CHECK(res.id == second);
+	p256sign_close(h);
+	mock_stop(&m);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(void);
@@ -387,6 +418,7 @@ static const struct {
 	{ "async", case_async },
 	{ "async-stuck", case_async_stuck },
 	{ "async-killed", case_async_killed },
+	{ "async-drained", case_async_drained },
 };
 
 int main(int argc, char **argv)
