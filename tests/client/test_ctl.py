@@ -19,15 +19,17 @@ daemon_bin, ctl = sys.argv[1], sys.argv[2]
 tmp = tempfile.mkdtemp(prefix="p256signctl-test-")
 
 
-def run(*args, stdin=None, env_socket=None):
-    """(exit status, stdout bytes, stderr text) of one p256signctl run."""
+def run(*args, stdin=None, env_socket=None, full=False):
+    """(exit status, stdout bytes, stderr text) of one p256signctl run; full: stdout is /dev/full,
+    where every write fails."""
     env = dict(os.environ)
     env.pop("P256SIGN_SOCKET", None)
     if env_socket:
         env["P256SIGN_SOCKET"] = env_socket
-    p = subprocess.run([ctl, *args], input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       env=env, timeout=30)
-    return p.returncode, p.stdout, p.stderr.decode()
+    with open("/dev/full", "wb") as devfull:
+        p = subprocess.run([ctl, *args], input=stdin, env=env, timeout=30, stderr=subprocess.PIPE,
+                           stdout=devfull if full else subprocess.PIPE)
+    return p.returncode, p.stdout or b"", p.stderr.decode()
 
 
 def ok(*args, **kw):
@@ -185,6 +187,12 @@ rc, _, err = run(*sock, "--timeout", "300", "ping")
 d.proc.send_signal(signal.SIGCONT)
 check(rc == 1 and "timeout" in err and time.monotonic() - t0 < 5, "--timeout: %d %r" % (rc, err))
 fails(2, "--socket")
+# Output that cannot be written is a failure, reported on stderr, for every command.
+for args in (["ping"], ["status"], ["keys"], ["pubkey", "rfc"], ["pubkey", "rfc", "--format", "der"],
+             ["sign", "rfc", "--digest", RFC_DIGEST.hex()],
+             ["verify", "rfc", "--signature", sig, "--file", message], ["eip7951", vector],
+             ["--help"], ["sign", "--help"]):
+    fails(1, *sock, *args, full=True)
 check(b"usage:" in ok("--help") and b"eip7951" in ok("help"), "--help")
 for cmd in ("status", "keys", "pubkey", "sign", "verify", "eip7951", "ping", "check-key"):
     out = ok(cmd, "--help")
