@@ -314,6 +314,13 @@ int p256sign_submit(struct p256sign *h, struct proto_request *req, uint32_t *id)
 	int r;
 
 	p256sign_fork_check(h);
+	/*
+	 * Ids count up and pending requests stay in submission order, so the next id can only meet
+	 * an outstanding one after 2^32 - 1 submissions while the oldest is still outstanding: the
+	 * id would then name two requests and a response could complete the wrong one.
+	 */
+	if (h->n_pending > 0 && h->pending[0].id == h->next_id)
+		return P256SIGN_E_OVERLOADED;
 	if ((r = p256sign_ensure_connected(h)) != 0)
 		return r;
 	if (h->n_pending == h->cap_pending) {

@@ -215,8 +215,9 @@ P256SIGN_API int p256sign_status(struct p256sign *h, char **json);
  * p256sign_process is called with the descriptor writable. Submitting connects first when the
  * handle has no connection (after a failure, a timeout or a fork); on a Unix socket that does not
  * wait for the daemon. Errors are only those found before queueing (P256SIGN_E_INVALID,
- * P256SIGN_E_NOMEM, P256SIGN_E_CONNECT, P256SIGN_E_MESSAGE_TOO_LARGE); everything later arrives
- * as the result's error.
+ * P256SIGN_E_NOMEM, P256SIGN_E_CONNECT, P256SIGN_E_MESSAGE_TOO_LARGE, and P256SIGN_E_OVERLOADED
+ * when the next id would still name the oldest outstanding request, 2^32 - 1 submissions ago);
+ * everything later arrives as the result's error.
  */
 P256SIGN_API int p256sign_submit_ping(struct p256sign *h, uint32_t *id);
 P256SIGN_API int p256sign_submit_sign(struct p256sign *h, const struct p256sign_key *key,

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "libp256sign-private.h"	/* case_id_wrap sets the id counter */
 #include "client-testlib.h"
 #include "mock-server.h"
 #include "p256.h"
@@ -401,6 +402,34 @@ static void case_async_drained(void)
 	mock_stop(&m);
 }
 
+/*
+ * Ids wrap after 2^32 - 1 requests: the next id may not name a request still outstanding. The
+ * handle's counter is set directly to reach the wrap at once.
+ */
+static void case_id_wrap(void)
+{
+	struct p256sign_result res;
+	struct mock m;
+	struct p256sign *h;
+	uint32_t oldest, id = 0;
+
+	mock_start(&m, MOCK_STUCK);
+	h = connect_mock(&m);
+	h->next_id = UINT32_MAX;
+	CHECK_RC(p256sign_submit_ping(h, &oldest), 0);
+	CHECK(oldest == UINT32_MAX && h->next_id == 1);
+	h->next_id = oldest;	/* as after 2^32 - 2 more submissions */
+	CHECK_RC(p256sign_submit_ping(h, &id), P256SIGN_E_OVERLOADED);
+	CHECK(id == 0);
+	/* Once the oldest is done, its id is free again. */
+	h->pending[0].deadline = test_now_ms();
+	CHECK_RC(p256sign_wait(h, oldest, &res), P256SIGN_E_TIMEOUT);
+	CHECK_RC(p256sign_submit_ping(h, &id), 0);
+	CHECK(id == oldest);
+	p256sign_close(h);
+	mock_stop(&m);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(void);
@@ -419,6 +448,7 @@ static const struct {
 	{ "async-stuck", case_async_stuck },
 	{ "async-killed", case_async_killed },
 	{ "async-drained", case_async_drained },
+	{ "id-wrap", case_id_wrap },
 };
 
 int main(int argc, char **argv)
