@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: ISC
 """p256signctl against the real p256signd: every command and format, exit codes, --json output
 parsed as JSON, and signatures and public keys checked by openssl.
-Usage: test_ctl.py P256SIGND P256SIGNCTL"""
+Also runs examples/p256sign-example.c against the same daemon.
+Usage: test_ctl.py P256SIGND P256SIGNCTL P256SIGN-EXAMPLE"""
 import hashlib
 import json
 import os
@@ -15,7 +16,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
 from daemonlib import Daemon, RFC_DIGEST, RFC_R, RFC_S, check, fail  # noqa: E402
 
-daemon_bin, ctl = sys.argv[1], sys.argv[2]
+daemon_bin, ctl, example = sys.argv[1], sys.argv[2], sys.argv[3]
 tmp = tempfile.mkdtemp(prefix="p256signctl-test-")
 
 
@@ -198,6 +199,18 @@ for cmd in ("status", "keys", "pubkey", "sign", "verify", "eip7951", "ping", "ch
     out = ok(cmd, "--help")
     check(out.startswith(b"usage: p256signctl") and cmd.encode() in out, "%s --help" % cmd)
     check(ok("help", cmd) == out, "help %s" % cmd)
+
+# ---- the example program: its public point, then one signature per message, in order ----------
+msgs = ["m%d" % i for i in range(20)]
+p = subprocess.run([example, "rfc", *msgs], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                   env=dict(os.environ, P256SIGN_SOCKET=d.socket), timeout=30)
+lines = p.stdout.decode().split()
+check(p.returncode == 0 and len(lines) == 1 + len(msgs) and lines[0] == "04" + X + Y,
+      "example: exit %d, %r, %r" % (p.returncode, p.stdout, p.stderr))
+for m, sig_line in zip(msgs, lines[1:]):
+    check(ok("verify", "--pubkey-hex", lines[0], "--signature-hex", sig_line,
+             "--digest", hashlib.sha256(m.encode()).hexdigest()) == b"valid\n",
+          "example signature of %s" % m)
 
 d.stop()
 subprocess.run(["rm", "-rf", tmp], check=True)
