@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "daemon-runner.h"
+#include "fd-io.h"
 #include "keyfile.h"
 #include "p256.h"
 #include "p256sign.h"
@@ -121,22 +122,6 @@ static void put_u32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-static int full_io(int fd, uint8_t *p, size_t n, int writing)
-{
-	ssize_t k;
-
-	while (n > 0) {
-		k = writing ? send(fd, p, n, MSG_NOSIGNAL) : read(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 /* Sends msg (len bytes, type first) and reads the answer into c->buf; returns its length. */
 static int agent_call(struct agent_conn *c, const uint8_t *msg, uint32_t len, uint8_t want)
 {
@@ -144,11 +129,11 @@ static int agent_call(struct agent_conn *c, const uint8_t *msg, uint32_t len, ui
 	uint32_t n;
 
 	put_u32(hdr, len);
-	if (full_io(c->fd, hdr, 4, 1) != 0 || full_io(c->fd, (uint8_t *)msg, len, 1) != 0 ||
-	    full_io(c->fd, hdr, 4, 0) != 0)
+	if (fd_send_full(c->fd, hdr, 4) != 0 || fd_send_full(c->fd, msg, len) != 0 ||
+	    fd_read_full(c->fd, hdr, 4) != 0)
 		return -1;
 	n = get_u32(hdr);
-	if (n == 0 || n > sizeof(c->buf) || full_io(c->fd, c->buf, n, 0) != 0 || c->buf[0] != want)
+	if (n == 0 || n > sizeof(c->buf) || fd_read_full(c->fd, c->buf, n) != 0 || c->buf[0] != want)
 		return -1;
 	return (int)n;
 }

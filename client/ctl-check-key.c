@@ -87,8 +87,9 @@ static int print_json(const struct check *c)
 	    (json_object_set_new(o, "error", json_string(p256_err_tag(c->err))) != 0 ||
 	     json_object_set_new(o, "message", json_string(c->message)) != 0))
 		goto out;
-	if ((text = json_dumps(o, JSON_COMPACT)) == NULL || printf("%s\n", text) < 0)
+	if ((text = json_dumps(o, JSON_COMPACT)) == NULL)
 		goto out;
+	printf("%s\n", text);
 	r = 0;
 out:
 	free(text);
@@ -96,59 +97,41 @@ out:
 	return r;
 }
 
-static int print_text(const struct check *c)
+static void print_text(const struct check *c)
 {
-	if (c->key_err == 0 &&
-	    printf("file: %s\nform: %s\nkey-id: %s\npublic-key: %s\n", c->file, c->form,
-		c->key_id, c->public_key) < 0)
-		return -1;
-	if (c->cert != NULL && c->key_err == 0 &&
-	    printf("certificate: %s %s\n", c->cert, c->cert_err == 0 ? "matches" : "does not match") < 0)
-		return -1;
+	if (c->key_err == 0)
+		printf("file: %s\nform: %s\nkey-id: %s\npublic-key: %s\n", c->file, c->form,
+			c->key_id, c->public_key);
+	if (c->cert != NULL && c->key_err == 0)
+		printf("certificate: %s %s\n", c->cert, c->cert_err == 0 ? "matches" : "does not match");
 	if (c->err != 0)
 		fprintf(stderr, "p256signctl: %s: %s\n", p256_err_tag(c->err), c->message);
-	return 0;
-}
-
-static int usage(void)
-{
-	fprintf(stderr, "usage: p256signctl check-key FILE [--cert CERT] [--json]\n");
-	return CTL_EXIT_USAGE;
 }
 
 int ctl_check_key(const struct ctl_options *o, int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "cert", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct check c;
-	int json = o->json, opt, r;
+	int opt;
 
+	/* --json and --help are global options: main has taken them out of argv. */
 	memset(&c, 0, sizeof(c));
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "c:jh", options, NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			c.cert = optarg;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		default:
-			return usage();
-		}
+	while ((opt = getopt_long(argc, argv, "c:", options, NULL)) != -1) {
+		if (opt != 'c')
+			return ctl_usage("check-key");
+		c.cert = optarg;
 	}
 	if (optind != argc - 1)
-		return usage();
+		return ctl_usage("check-key");
 	c.file = argv[optind];
 	run_check(&c);
-	r = json ? print_json(&c) : print_text(&c);
-	if (r != 0 || fflush(stdout) != 0) {
-		fprintf(stderr, "p256signctl: cannot write the result\n");
-		return CTL_EXIT_REFUSED;
-	}
+	if (!o->json)
+		print_text(&c);
+	else if (print_json(&c) != 0)
+		return ctl_error("check-key", "out of memory");
 	return c.err == 0 ? CTL_EXIT_OK : CTL_EXIT_REFUSED;
 }

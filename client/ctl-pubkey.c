@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* p256signctl pubkey KEY [--format pem|der|hex|sec1]: a key's public key from the daemon. */
+#include <errno.h>
 #include <getopt.h>
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -8,32 +9,26 @@
 #include "ctl.h"
 
 /* The SubjectPublicKeyInfo as PEM (RFC 7468 "PUBLIC KEY"), base64 in 64-character lines. */
-static int print_pem(const uint8_t spki[P256SIGN_SPKI_LEN])
+static void print_pem(const uint8_t spki[P256SIGN_SPKI_LEN])
 {
 	char b64[4 * ((P256SIGN_SPKI_LEN + 2) / 3) + 1];
 	int n = EVP_EncodeBlock((unsigned char *)b64, spki, P256SIGN_SPKI_LEN);
 
-	if (printf("-----BEGIN PUBLIC KEY-----\n") < 0)
-		return -1;
+	printf("-----BEGIN PUBLIC KEY-----\n");
 	for (int i = 0; i < n; i += 64)
-		if (printf("%.*s\n", n - i < 64 ? n - i : 64, b64 + i) < 0)
-			return -1;
-	return printf("-----END PUBLIC KEY-----\n") < 0 ? -1 : 0;
+		printf("%.*s\n", n - i < 64 ? n - i : 64, b64 + i);
+	printf("-----END PUBLIC KEY-----\n");
 }
 
-static int print_json(const struct p256sign_pubkey *pub)
+static void print_json(const struct p256sign_pubkey *pub)
 {
-	if (printf("{\"key_id\": \"") < 0)
-		return -1;
-	for (size_t i = 0; i < sizeof(pub->key_id); i++)
-		printf("%02x", pub->key_id[i]);
+	printf("{\"key_id\": \"");
+	ctl_put_hex(pub->key_id, sizeof(pub->key_id));
 	printf("\", \"public_key\": \"");
-	for (size_t i = 0; i < sizeof(pub->point); i++)
-		printf("%02x", pub->point[i]);
+	ctl_put_hex(pub->point, sizeof(pub->point));
 	printf("\", \"spki\": \"");
-	for (size_t i = 0; i < sizeof(pub->spki); i++)
-		printf("%02x", pub->spki[i]);
-	return printf("\"}\n") < 0 ? -1 : 0;
+	ctl_put_hex(pub->spki, sizeof(pub->spki));
+	printf("\"}\n");
 }
 
 int ctl_pubkey(const struct ctl_options *o, int argc, char **argv)
@@ -67,16 +62,16 @@ int ctl_pubkey(const struct ctl_options *o, int argc, char **argv)
 	if (r != 0)
 		return ctl_lib_error("pubkey", r);
 	if (o->json)
-		r = print_json(&pub);
+		print_json(&pub);
 	else if (strcmp(format, "pem") == 0)
-		r = print_pem(pub.spki);
+		print_pem(pub.spki);
+	else if (strcmp(format, "hex") == 0)
+		ctl_print_hex(pub.point, sizeof(pub.point));
 	else if (strcmp(format, "der") == 0)
 		r = ctl_write_file(NULL, pub.spki, sizeof(pub.spki));
-	else if (strcmp(format, "sec1") == 0)
-		r = ctl_write_file(NULL, pub.point, sizeof(pub.point));
 	else
-		r = ctl_print_hex(pub.point, sizeof(pub.point));
-	if (r != 0 || fflush(stdout) != 0)
-		return ctl_error("pubkey", "cannot write the key");
+		r = ctl_write_file(NULL, pub.point, sizeof(pub.point));
+	if (r != 0)
+		return ctl_error("pubkey", "cannot write the key: %s", strerror(errno));
 	return CTL_EXIT_OK;
 }

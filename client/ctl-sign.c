@@ -10,17 +10,15 @@
 
 #include "ctl-digest.h"
 
-static int print_json(const char *key, int format, const uint8_t digest[P256SIGN_DIGEST_LEN],
+static void print_json(const char *key, int format, const uint8_t digest[P256SIGN_DIGEST_LEN],
 	const uint8_t *sig, size_t sig_len)
 {
 	printf("{\"key\": \"%s\", \"format\": \"%s\", \"digest\": \"", key,
 		format == P256SIGN_DER ? "der" : "raw");
-	for (size_t i = 0; i < P256SIGN_DIGEST_LEN; i++)
-		printf("%02x", digest[i]);
+	ctl_put_hex(digest, P256SIGN_DIGEST_LEN);
 	printf("\", \"signature\": \"");
-	for (size_t i = 0; i < sig_len; i++)
-		printf("%02x", sig[i]);
-	return printf("\"}\n") < 0 ? -1 : 0;
+	ctl_put_hex(sig, sig_len);
+	printf("\"}\n");
 }
 
 int ctl_sign(const struct ctl_options *o, int argc, char **argv)
@@ -79,15 +77,11 @@ int ctl_sign(const struct ctl_options *o, int argc, char **argv)
 	p256sign_close(h);
 	if (r != 0)
 		return ctl_lib_error("sign", r);
-	if (out != NULL) {
-		if (ctl_write_file(out, sig, sig_len) != 0)
-			return ctl_error("sign", "%s: %s", out, strerror(errno));
-		r = o->json ? print_json(key_arg, format, digest, sig, sig_len) : 0;
-	} else {
-		r = o->json ? print_json(key_arg, format, digest, sig, sig_len) :
-			ctl_print_hex(sig, sig_len);
-	}
-	if (r != 0 || fflush(stdout) != 0)
-		return ctl_error("sign", "cannot write the signature");
+	if (out != NULL && ctl_write_file(out, sig, sig_len) != 0)
+		return ctl_error("sign", "%s: %s", out, strerror(errno));
+	if (o->json)
+		print_json(key_arg, format, digest, sig, sig_len);
+	else if (out == NULL)
+		ctl_print_hex(sig, sig_len);
 	return CTL_EXIT_OK;
 }

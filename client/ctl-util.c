@@ -12,7 +12,6 @@
 #include "ctl.h"
 #include "hex.h"
 
-
 int ctl_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -58,12 +57,16 @@ int ctl_hex_decode(const char *hex, uint8_t *out, size_t cap, size_t *len)
 	return hex_decode(hex, strlen(hex), out, cap, len) == 0 ? 0 : -1;
 }
 
-int ctl_print_hex(const uint8_t *p, size_t n)
+void ctl_put_hex(const uint8_t *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (printf("%02x", p[i]) < 0)
-			return -1;
-	return putchar('\n') == EOF ? -1 : 0;
+		printf("%02x", p[i]);
+}
+
+void ctl_print_hex(const uint8_t *p, size_t n)
+{
+	ctl_put_hex(p, n);
+	putchar('\n');
 }
 
 int ctl_parse_key(const char *arg, struct p256sign_key *key, uint8_t id[P256SIGN_KEY_ID_LEN])

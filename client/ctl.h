@@ -10,7 +10,8 @@
 /*
  * p256signctl subcommands. Each gets the global options and argv from its own name on (argv[0] is
  * the subcommand) and returns the process exit status: 0 success, 1 refusal or failure, 2 usage
- * error. Errors go to stderr as one line, "p256signctl: COMMAND: message".
+ * error. Errors go to stderr as one line, "p256signctl: COMMAND: message". Commands print to
+ * stdout without checking each call: main checks the stream once, after the command.
  */
 #define CTL_EXIT_OK 0
 #define CTL_EXIT_REFUSED 1
@@ -83,8 +84,9 @@ int ctl_parse_key(const char *arg, struct p256sign_key *key, uint8_t id[P256SIGN
  */
 int ctl_hex_decode(const char *hex, uint8_t *out, size_t cap, size_t *len);
 
-/* Prints n bytes as lowercase hex and a newline on stdout; -1 on a write error. */
-int ctl_print_hex(const uint8_t *p, size_t n);
+/* Prints n bytes as lowercase hex on stdout (ctl_print_hex: and a newline). */
+void ctl_put_hex(const uint8_t *p, size_t n);
+void ctl_print_hex(const uint8_t *p, size_t n);
 
 /* SHA-256 of a file streamed in chunks ("-" is stdin). 0, or -1 with errno set. */
 int ctl_sha256_file(const char *path, uint8_t digest[P256SIGN_DIGEST_LEN]);

@@ -85,32 +85,6 @@ int p256sign_fail_pending(struct p256sign *h, size_t i, int err)
 	return p256sign_push_result(h, &res);
 }
 
-int p256sign_flush(struct p256sign *h)
-{
-	ssize_t n;
-
-	while (h->fd >= 0 && h->out.head < h->out.len) {
-		n = send(h->fd, h->out.data + h->out.head, h->out.len - h->out.head,
-			MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n > 0) {
-			h->out.head += (size_t)n;
-			h->written += (uint64_t)n;
-		} else if (n < 0 && errno == EINTR) {
-			continue;
-		} else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			return 0;
-		} else if (n < 0 && (errno == EPIPE || errno == ECONNRESET || errno == ENOTCONN)) {
-			/* The daemon went away (a restart keeps the socket): unwritten requests may go again. */
-			p256sign_conn_failed(h, P256SIGN_E_CLOSED, 1);
-		} else {
-			p256sign_conn_failed(h, P256SIGN_E_IO, 0);
-		}
-	}
-	if (h->out.head == h->out.len)
-		h->out.head = h->out.len = 0;
-	return 0;
-}
-
 static size_t find_pending(const struct p256sign *h, uint32_t id)
 {
 	size_t i;
@@ -231,7 +205,12 @@ static void decode_frames(struct p256sign *h)
 	}
 }
 
-int p256sign_read(struct p256sign *h)
+/*
+ * Reads and decodes what the socket holds, without blocking. 0 when it would block (or a refused
+ * frame already failed the connection), P256SIGN_E_NOMEM, or the error that ended the stream
+ * (P256SIGN_E_CLOSED, P256SIGN_E_IO), which the caller turns into a connection failure.
+ */
+static int read_available(struct p256sign *h)
 {
 	struct buf *in = &h->in;
 	uint32_t need;
@@ -255,16 +234,59 @@ int p256sign_read(struct p256sign *h)
 			if ((size_t)n < room)
 				break;
 		} else if (n == 0) {
-			/* End of stream: requests still unwritten may go to a restarted daemon. */
-			p256sign_conn_failed(h, P256SIGN_E_CLOSED, 1);
+			return P256SIGN_E_CLOSED;
 		} else if (errno == EINTR) {
 			continue;
 		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
 			break;
 		} else {
-			p256sign_conn_failed(h, errno == ECONNRESET ? P256SIGN_E_CLOSED : P256SIGN_E_IO, 1);
+			return errno == ECONNRESET ? P256SIGN_E_CLOSED : P256SIGN_E_IO;
 		}
 	}
+	return 0;
+}
+
+int p256sign_read(struct p256sign *h)
+{
+	int r = read_available(h);
+
+	if (r == P256SIGN_E_NOMEM)
+		return r;
+	/* End of stream: requests still unwritten may go to a restarted daemon. */
+	if (r != 0)
+		p256sign_conn_failed(h, r, 1);
+	return 0;
+}
+
+int p256sign_flush(struct p256sign *h)
+{
+	ssize_t n;
+
+	while (h->fd >= 0 && h->out.head < h->out.len) {
+		n = send(h->fd, h->out.data + h->out.head, h->out.len - h->out.head,
+			MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n > 0) {
+			h->out.head += (size_t)n;
+			h->written += (uint64_t)n;
+		} else if (n < 0 && errno == EINTR) {
+			continue;
+		} else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			return 0;
+		} else if (n < 0 && (errno == EPIPE || errno == ECONNRESET || errno == ENOTCONN)) {
+			/*
+			 * The daemon went away (a restart keeps the socket). Answers it sent before
+			 * closing are still readable: deliver them rather than fail their requests
+			 * (out of memory, they fail with the connection). Then unwritten requests may
+			 * go again.
+			 */
+			(void)read_available(h);
+			p256sign_conn_failed(h, P256SIGN_E_CLOSED, 1);
+		} else {
+			p256sign_conn_failed(h, P256SIGN_E_IO, 0);
+		}
+	}
+	if (h->out.head == h->out.len)
+		h->out.head = h->out.len = 0;
 	return 0;
 }
 
@@ -292,6 +314,13 @@ int p256sign_submit(struct p256sign *h, struct proto_request *req, uint32_t *id)
 	int r;
 
 	p256sign_fork_check(h);
+	/*
+	 * Ids count up and pending requests stay in submission order, so the next id can only meet
+	 * an outstanding one after 2^32 - 1 submissions while the oldest is still outstanding: the
+	 * id would then name two requests and a response could complete the wrong one.
+	 */
+	if (h->n_pending > 0 && h->pending[0].id == h->next_id)
+		return P256SIGN_E_OVERLOADED;
 	if ((r = p256sign_ensure_connected(h)) != 0)
 		return r;
 	if (h->n_pending == h->cap_pending) {

@@ -17,7 +17,7 @@
  *   the new pid, closes the inherited descriptor without writing to it, forgets the parent's
  *   outstanding requests and connects again, so parent and child never share a connection.
  * - Timeouts: every request has a deadline (default P256SIGN_TIMEOUT_DEFAULT ms, per handle with
- *   p256sign_set_timeout). When the oldest outstanding request passes its deadline the daemon is
+ *   p256sign_set_timeout). When any outstanding request passes its deadline the daemon is
  *   taken as stuck: the connection is closed and every outstanding request fails with
  *   P256SIGN_E_TIMEOUT. The next request connects again.
  * - Reconnection: when the daemon restarted (the socket stays, e.g. with socket activation), the
@@ -25,6 +25,7 @@
  *   old connection is sent again on one new connection, transparently. A request already written
  *   when the connection broke fails with P256SIGN_E_CLOSED and is not re-sent by the library: a
  *   request that crashes the daemon would otherwise be replayed; the caller may retry it.
+ *   Answers the daemon sent before it closed the connection are still delivered.
  * - The library never raises SIGPIPE (it writes with MSG_NOSIGNAL) and its descriptor is
  *   close-on-exec.
  */
@@ -215,8 +216,9 @@ P256SIGN_API int p256sign_status(struct p256sign *h, char **json);
  * p256sign_process is called with the descriptor writable. Submitting connects first when the
  * handle has no connection (after a failure, a timeout or a fork); on a Unix socket that does not
  * wait for the daemon. Errors are only those found before queueing (P256SIGN_E_INVALID,
- * P256SIGN_E_NOMEM, P256SIGN_E_CONNECT, P256SIGN_E_MESSAGE_TOO_LARGE); everything later arrives
- * as the result's error.
+ * P256SIGN_E_NOMEM, P256SIGN_E_CONNECT, P256SIGN_E_MESSAGE_TOO_LARGE, and P256SIGN_E_OVERLOADED
+ * when the next id would still name the oldest outstanding request, 2^32 - 1 submissions ago);
+ * everything later arrives as the result's error.
  */
 P256SIGN_API int p256sign_submit_ping(struct p256sign *h, uint32_t *id);
 P256SIGN_API int p256sign_submit_sign(struct p256sign *h, const struct p256sign_key *key,
@@ -242,8 +244,8 @@ P256SIGN_API int p256sign_fd(const struct p256sign *h);
 P256SIGN_API int p256sign_want_write(const struct p256sign *h);
 
 /*
- * Milliseconds until the oldest outstanding request's deadline (0 when passed), or -1 when no
- * request is outstanding: a poll timeout for the caller's event loop.
+ * Milliseconds until the earliest deadline of the outstanding requests (0 when passed), or -1
+ * when no request is outstanding: a poll timeout for the caller's event loop.
  */
 P256SIGN_API int p256sign_next_timeout(const struct p256sign *h);
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* p256signctl: reads the global options, finds the subcommand in the table and runs it. */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +145,24 @@ static int take_global_options(struct ctl_options *o, int *argc, char **argv, in
 	return 0;
 }
 
+/*
+ * What the command printed must have reached stdout: a full disk or any write error is a failure,
+ * reported once here for every command (and for the help texts).
+ */
+static int check_stdout(const char *cmd, int r)
+{
+	int err = 0;
+
+	if (fflush(stdout) != 0)
+		err = errno;
+	else if (ferror(stdout))
+		err = EIO;	/* an earlier write failed; its errno is gone */
+	else
+		return r;
+	ctl_error(cmd, "cannot write to standard output: %s", strerror(err));
+	return CTL_EXIT_REFUSED;
+}
+
 int main(int argc, char **argv)
 {
 	struct ctl_options o = { 0 };
@@ -154,14 +173,14 @@ int main(int argc, char **argv)
 		return r;
 	if (argc < 2) {
 		usage(help ? stdout : stderr);
-		return help ? CTL_EXIT_OK : CTL_EXIT_USAGE;
+		return help ? check_stdout("help", CTL_EXIT_OK) : CTL_EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "help") == 0) {
 		if (argc > 2 && (c = find_command(argv[2])) != NULL)
 			help = 1;
 		else {
 			usage(stdout);
-			return CTL_EXIT_OK;
+			return check_stdout("help", CTL_EXIT_OK);
 		}
 	} else if ((c = find_command(argv[1])) == NULL) {
 		fprintf(stderr, "p256signctl: unknown command '%s'\n", argv[1]);
@@ -171,7 +190,7 @@ int main(int argc, char **argv)
 	if (help) {
 		printf("usage: p256signctl [--socket PATH] [--json] [--timeout MS] %s %s\n%s\n%s",
 			c->name, c->usage, c->summary, c->help);
-		return CTL_EXIT_OK;
+		return check_stdout(c->name, CTL_EXIT_OK);
 	}
-	return c->run(&o, argc - 1, argv + 1);
+	return check_stdout(c->name, c->run(&o, argc - 1, argv + 1));
 }

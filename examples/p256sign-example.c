@@ -23,24 +23,31 @@ static void print_hex(const uint8_t *p, size_t n)
 	printf("\n");
 }
 
+/* The index of the request with this id: results carry ids, which may wrap past 0. */
+static int index_of(const uint32_t *ids, int n, uint32_t id)
+{
+	for (int i = 0; i < n; i++)
+		if (ids[i] == id)
+			return i;
+	return -1;
+}
+
 /* Signs every message with requests in flight together; results may arrive in any order. */
 static int sign_all(struct p256sign *h, const struct p256sign_key *key, int n, char **msgs)
 {
 	struct p256sign_result res;
 	struct p256sign_result *out = calloc((size_t)n, sizeof(*out));
-	uint32_t first = 0, id;
-	int done = 0, r = -1;
+	uint32_t *ids = calloc((size_t)n, sizeof(*ids));
+	int done = 0, i, r = -1;
 
-	if (out == NULL)
-		return -1;
-	for (int i = 0; i < n; i++) {
-		r = p256sign_submit_sign_message(h, key, msgs[i], strlen(msgs[i]), P256SIGN_DER, &id);
+	if (out == NULL || ids == NULL)
+		goto out;
+	for (i = 0; i < n; i++) {
+		r = p256sign_submit_sign_message(h, key, msgs[i], strlen(msgs[i]), P256SIGN_DER, &ids[i]);
 		if (r != 0) {
 			fprintf(stderr, "submit: %s\n", p256sign_strerror(r));
 			goto out;
 		}
-		if (i == 0)
-			first = id;	/* ids of one handle increase by one */
 	}
 	while (done < n) {
 		struct pollfd pfd = { .fd = p256sign_fd(h), .events = POLLIN };
@@ -59,14 +66,20 @@ static int sign_all(struct p256sign *h, const struct p256sign_key *key, int n, c
 				r = res.error;
 				goto out;
 			}
-			out[res.id - first] = res;
+			if ((i = index_of(ids, n, res.id)) < 0) {
+				fprintf(stderr, "a result for no request of ours\n");
+				r = -1;
+				goto out;
+			}
+			out[i] = res;
 			done++;
 		}
 	}
-	for (int i = 0; i < n; i++)
+	for (i = 0; i < n; i++)
 		print_hex(out[i].sig, out[i].sig_len);
 	r = 0;
 out:
+	free(ids);
 	free(out);
 	return r;
 }

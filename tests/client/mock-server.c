@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fd-io.h"
 #include "p256.h"
 #include "proto.h"
 
@@ -38,37 +39,10 @@ void mock_key_public(uint8_t point[65], uint8_t key_id[32])
 		die("mock key");
 }
 
-static int read_full(int fd, void *p, size_t n)
-{
-	uint8_t *b = p;
-	ssize_t k;
-
-	while (n > 0) {
-		k = read(fd, b, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		b += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 static void write_full(int fd, const void *p, size_t n)
 {
-	const uint8_t *b = p;
-	ssize_t k;
-
-	while (n > 0) {
-		k = send(fd, b, n, MSG_NOSIGNAL);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			_exit(0);	/* the client went away */
-		b += k;
-		n -= (size_t)k;
-	}
+	if (fd_send_full(fd, p, n) != 0)
+		_exit(0);	/* the client went away */
 }
 
 /* Reads one request frame into buf; -1 at end of stream. */
@@ -77,8 +51,8 @@ static int read_request(int fd, uint8_t *buf, size_t *len)
 	uint8_t prefix[PROTO_LEN_PREFIX];
 	uint32_t n;
 
-	if (read_full(fd, prefix, sizeof(prefix)) != 0 || proto_frame_length(prefix, &n) != 0 ||
-	    read_full(fd, buf, n) != 0)
+	if (fd_read_full(fd, prefix, sizeof(prefix)) != 0 || proto_frame_length(prefix, &n) != 0 ||
+	    fd_read_full(fd, buf, n) != 0)
 		return -1;
 	*len = n;
 	return 0;
@@ -247,6 +221,8 @@ static void serve(int fd, enum mock_mode mode)
 			send_response(fd, &resp);
 			n--;
 		}
+		if (mode == MOCK_ANSWER_CLOSE)
+			_exit(0);
 	}
 }
 

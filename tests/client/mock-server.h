@@ -24,6 +24,7 @@ enum mock_mode {
 	MOCK_REVERSE,		/* answers the requests available at once in reverse order */
 	MOCK_STUCK,		/* reads nothing, answers nothing */
 	MOCK_CLOSE,		/* reads one request, then closes the connection */
+	MOCK_ANSWER_CLOSE,	/* answers one request, then closes (a daemon draining as it stops) */
 	MOCK_GARBAGE,		/* answers with bytes that are not a frame */
 	MOCK_WRONG_ID,		/* answers with a request id never sent */
 	MOCK_WRONG_TYPE,	/* answers a request with a response of another type */

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <openssl/sha.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "libp256sign-private.h"	/* case_id_wrap sets the id counter */
 #include "client-testlib.h"
 #include "mock-server.h"
 #include "p256.h"
@@ -370,6 +372,64 @@ static void case_async_killed(void)
 	p256sign_close(h);
 }
 
+/*
+ * The daemon answers a request and closes, and only then does the next request find the
+ * connection gone: the answer already sent is delivered, and the unwritten request goes to a new
+ * connection.
+ */
+static void case_async_drained(void)
+{
+	struct p256sign_result res;
+	struct pollfd pfd;
+	struct mock m;
+	struct p256sign *h;
+	uint32_t first, second;
+
+	mock_start(&m, MOCK_ANSWER_CLOSE);
+	h = connect_mock(&m);
+	CHECK_RC(p256sign_submit_ping(h, &first), 0);
+	/* Wait for the hang-up without letting the library read the answer. */
+	pfd = (struct pollfd){ .fd = p256sign_fd(h), .events = POLLRDHUP };
+	do
+		CHECK(poll(&pfd, 1, 10000) == 1);
+	while (!(pfd.revents & (POLLRDHUP | POLLHUP)));
+	CHECK_RC(p256sign_submit_ping(h, &second), 0);
+	CHECK_RC(p256sign_wait(h, first, &res), 0);
+	CHECK(res.id == first && res.op == P256SIGN_OP_PING);
+	CHECK_RC(p256sign_wait(h, second, &res), 0);
+	CHECK(res.id == second);
+	p256sign_close(h);
+	mock_stop(&m);
+}
+
+/*
+ * Ids wrap after 2^32 - 1 requests: the next id may not name a request still outstanding. The
+ * handle's counter is set directly to reach the wrap at once.
+ */
+static void case_id_wrap(void)
+{
+	struct p256sign_result res;
+	struct mock m;
+	struct p256sign *h;
+	uint32_t oldest, id = 0;
+
+	mock_start(&m, MOCK_STUCK);
+	h = connect_mock(&m);
+	h->next_id = UINT32_MAX;
+	CHECK_RC(p256sign_submit_ping(h, &oldest), 0);
+	CHECK(oldest == UINT32_MAX && h->next_id == 1);
+	h->next_id = oldest;	/* as after 2^32 - 2 more submissions */
+	CHECK_RC(p256sign_submit_ping(h, &id), P256SIGN_E_OVERLOADED);
+	CHECK(id == 0);
+	/* Once the oldest is done, its id is free again. */
+	h->pending[0].deadline = test_now_ms();
+	CHECK_RC(p256sign_wait(h, oldest, &res), P256SIGN_E_TIMEOUT);
+	CHECK_RC(p256sign_submit_ping(h, &id), 0);
+	CHECK(id == oldest);
+	p256sign_close(h);
+	mock_stop(&m);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(void);
@@ -387,6 +447,8 @@ static const struct {
 	{ "async", case_async },
 	{ "async-stuck", case_async_stuck },
 	{ "async-killed", case_async_killed },
+	{ "async-drained", case_async_drained },
+	{ "id-wrap", case_id_wrap },
 };
 
 int main(int argc, char **argv)

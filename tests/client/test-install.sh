@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: ISC
 # Installs the build into a temporary destdir and checks what a user of the library gets: the
-# header, the pkg-config file, the versioned shared library exporting only p256sign_*, the man
+# header, the pkg-config file, the versioned shared library exporting exactly its API, the man
 # pages and the completion; then builds the example with pkg-config alone and runs it.
 # Usage: test-install.sh BUILD_ROOT EXAMPLE.c
 set -eu
@@ -19,8 +19,12 @@ header=$(find "$dest" -name p256sign.h)
 so=$(find "$dest" -name 'libp256sign.so.0' | head -1)
 [ -n "$so" ] || fail "no libp256sign.so.0 installed"
 objdump -p "$so" | grep -q 'SONAME *libp256sign.so.0' || fail "soname is not libp256sign.so.0"
-others=$(nm -D --defined-only "$so" | awk '$2 != "A" {print $3}' | grep -v '^p256sign_' || true)
-[ -z "$others" ] || fail "symbols outside the API exported: $others"
+# Exactly the functions the installed header declares P256SIGN_API, no more and no fewer.
+header=$(find "$dest" -name p256sign.h | head -n1)
+[ -n "$header" ] || fail "p256sign.h not installed"
+api=$(grep -o '^P256SIGN_API [^(]*(' "$header" | sed 's/.*[ *]\(p256sign_[a-z_]*\)($/\1/' | sort)
+exported=$(nm -D --defined-only "$so" | awk '$2 != "A" {sub(/@.*/, "", $3); print $3}' | sort)
+[ "$api" = "$exported" ] || fail "exported symbols differ from the header's API: $(diff <(echo "$api") <(echo "$exported") | grep '^[<>]' | tr '\n' ' ')"
 nm -D --defined-only "$so" | grep -q 'p256sign_sign_digest@@P256SIGN_0' ||
 	fail "p256sign_sign_digest is not exported with version P256SIGN_0"
 for page in p256signd.8 p256signctl.1 p256signd.json.5 libp256sign.3; do

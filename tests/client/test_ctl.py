@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: ISC
 """p256signctl against the real p256signd: every command and format, exit codes, --json output
 parsed as JSON, and signatures and public keys checked by openssl.
-Usage: test_ctl.py P256SIGND P256SIGNCTL"""
+Also runs examples/p256sign-example.c against the same daemon.
+Usage: test_ctl.py P256SIGND P256SIGNCTL P256SIGN-EXAMPLE"""
 import hashlib
 import json
 import os
@@ -15,19 +16,21 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
 from daemonlib import Daemon, RFC_DIGEST, RFC_R, RFC_S, check, fail  # noqa: E402
 
-daemon_bin, ctl = sys.argv[1], sys.argv[2]
+daemon_bin, ctl, example = sys.argv[1], sys.argv[2], sys.argv[3]
 tmp = tempfile.mkdtemp(prefix="p256signctl-test-")
 
 
-def run(*args, stdin=None, env_socket=None):
-    """(exit status, stdout bytes, stderr text) of one p256signctl run."""
+def run(*args, stdin=None, env_socket=None, full=False):
+    """(exit status, stdout bytes, stderr text) of one p256signctl run; full: stdout is /dev/full,
+    where every write fails."""
     env = dict(os.environ)
     env.pop("P256SIGN_SOCKET", None)
     if env_socket:
         env["P256SIGN_SOCKET"] = env_socket
-    p = subprocess.run([ctl, *args], input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       env=env, timeout=30)
-    return p.returncode, p.stdout, p.stderr.decode()
+    with open("/dev/full", "wb") as devfull:
+        p = subprocess.run([ctl, *args], input=stdin, env=env, timeout=30, stderr=subprocess.PIPE,
+                           stdout=devfull if full else subprocess.PIPE)
+    return p.returncode, p.stdout or b"", p.stderr.decode()
 
 
 def ok(*args, **kw):
@@ -185,11 +188,29 @@ rc, _, err = run(*sock, "--timeout", "300", "ping")
 d.proc.send_signal(signal.SIGCONT)
 check(rc == 1 and "timeout" in err and time.monotonic() - t0 < 5, "--timeout: %d %r" % (rc, err))
 fails(2, "--socket")
+# Output that cannot be written is a failure, reported on stderr, for every command.
+for args in (["ping"], ["status"], ["keys"], ["pubkey", "rfc"], ["pubkey", "rfc", "--format", "der"],
+             ["sign", "rfc", "--digest", RFC_DIGEST.hex()],
+             ["verify", "rfc", "--signature", sig, "--file", message], ["eip7951", vector],
+             ["--help"], ["sign", "--help"]):
+    fails(1, *sock, *args, full=True)
 check(b"usage:" in ok("--help") and b"eip7951" in ok("help"), "--help")
 for cmd in ("status", "keys", "pubkey", "sign", "verify", "eip7951", "ping", "check-key"):
     out = ok(cmd, "--help")
     check(out.startswith(b"usage: p256signctl") and cmd.encode() in out, "%s --help" % cmd)
     check(ok("help", cmd) == out, "help %s" % cmd)
+
+# ---- the example program: its public point, then one signature per message, in order ----------
+msgs = ["m%d" % i for i in range(20)]
+p = subprocess.run([example, "rfc", *msgs], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                   env=dict(os.environ, P256SIGN_SOCKET=d.socket), timeout=30)
+lines = p.stdout.decode().split()
+check(p.returncode == 0 and len(lines) == 1 + len(msgs) and lines[0] == "04" + X + Y,
+      "example: exit %d, %r, %r" % (p.returncode, p.stdout, p.stderr))
+for m, sig_line in zip(msgs, lines[1:]):
+    check(ok("verify", "--pubkey-hex", lines[0], "--signature-hex", sig_line,
+             "--digest", hashlib.sha256(m.encode()).hexdigest()) == b"valid\n",
+          "example signature of %s" % m)
 
 d.stop()
 subprocess.run(["rm", "-rf", tmp], check=True)
