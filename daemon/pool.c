@@ -215,10 +215,10 @@ static void worker_flush(struct worker *w)
 		worker_fail(w, "socket error");
 		return;
 	}
-	if (evbuffer_get_length(w->out) > 0)
-		event_add(w->wev, NULL);
-	else
+	if (evbuffer_get_length(w->out) == 0)
 		event_del(w->wev);
+	else if (event_add(w->wev, NULL) != 0)
+		worker_fail(w, "cannot wait for its socket to drain");
 }
 
 static void flush_cb(evutil_socket_t fd, short what, void *arg)
@@ -248,9 +248,12 @@ static void worker_read_cb(evutil_socket_t fd, short what, void *arg)
 		worker_fail(w, n == 0 ? "closed its socket" : "socket error");
 		return;
 	}
-	len = evbuffer_get_length(w->in);
-	if (len == 0 || (buf = evbuffer_pullup(w->in, -1)) == NULL)
+	if ((len = evbuffer_get_length(w->in)) == 0)
 		return;
+	if ((buf = evbuffer_pullup(w->in, -1)) == NULL) {
+		worker_fail(w, "out of memory");
+		return;
+	}
 	while ((r = ipc_next(buf + off, len - off, IPC_TO_PARENT, &h, &body, &used)) == 0) {
 		if (take_reply(w, &h, body) != 0) {
 			worker_fail(w, "sent a reply that matches no request");

@@ -91,7 +91,11 @@ static void conn_update_timer(struct conn *c)
 		}
 		tv = ms_tv(l->idle_timeout_ms);
 	}
-	event_add(c->timer, &tv);
+	/* A connection without its timer could be held open for ever: close it instead. */
+	if (event_add(c->timer, &tv) != 0) {
+		log_error("conn %lu: cannot arm its timer", c->number);
+		conn_close(c);
+	}
 }
 
 void server_request_done(struct server *s, struct conn *c)
@@ -153,9 +157,12 @@ static void conn_flush(struct conn *c)
 			return;
 		}
 		left = evbuffer_get_length(c->out);
-		if (left > 0)
-			event_add(c->wev, NULL);
-		else
+		if (left > 0 && event_add(c->wev, NULL) != 0) {
+			log_error("conn %lu: cannot wait for the socket to drain", c->number);
+			conn_close(c);
+			return;
+		}
+		if (left == 0)
 			event_del(c->wev);
 	}
 	if (left == 0 && (c->closing || (c->srv->stopping && c->inflight == 0))) {
@@ -164,7 +171,11 @@ static void conn_flush(struct conn *c)
 	}
 	if (c->paused && !c->closing && left <= OUTPUT_LOW) {
 		c->paused = 0;
-		event_add(c->rev, NULL);
+		if (event_add(c->rev, NULL) != 0) {
+			log_error("conn %lu: cannot resume reading", c->number);
+			conn_close(c);
+			return;
+		}
 		conn_process(c);
 	}
 }
@@ -353,7 +364,8 @@ static void accept_error_cb(struct evconnlistener *l, void *arg)
 
 	log_error("accept: %s", strerror(errno));
 	evconnlistener_disable(l);
-	event_add(s->retry_ev, &tv);
+	if (event_add(s->retry_ev, &tv) != 0)
+		log_error("cannot arm the accept retry timer: no new connections");
 }
 
 static void expire_cb(evutil_socket_t fd, short what, void *arg)
@@ -440,7 +452,8 @@ void server_stop(struct server *s)
 	evconnlistener_free(s->listener);
 	s->listener = NULL;
 	event_del(s->retry_ev);
-	event_add(s->stop_ev, &tv);
+	if (event_add(s->stop_ev, &tv) != 0)
+		log_error("cannot arm the stop timeout: waiting for every request in flight");
 	log_info("stopping: %zu request(s) in flight on %u connection(s)", s->inflight, s->nconns);
 	/* Connections with nothing in flight go once their replies are written. */
 	for (c = TAILQ_FIRST(&s->conns); c != NULL; c = next) {
@@ -489,8 +502,8 @@ void server_reply(struct server *s, const struct reply_to *to, const struct prot
 	s->stats.requests++;
 	if (resp->h.type == PROTO_ERROR && resp->error <= PROTO_E_MAX)
 		s->stats.errors[resp->error]++;
-	if (log_request(&line))
-		event_add(s->log_ev, &tv);
+	if (log_request(&line) && event_add(s->log_ev, &tv) != 0)
+		log_flush();	/* no timer to write the buffered lines later: write them now */
 	if (c->fd < 0)
 		return;
 	if (proto_encode_response(resp, buf, sizeof(buf), &len) != 0) {
