@@ -192,16 +192,22 @@ static int get_request_body(struct cursor *c, struct proto_request *req)
 	}
 }
 
+/* What every decoded frame starts with: its size checked, then its header read. */
+static int start_frame(const uint8_t *frame, size_t len, struct cursor *c, struct proto_header *h)
+{
+	if (len > PROTO_FRAME_MAX)
+		return -PROTO_E_FRAME_TOO_LARGE;
+	cursor_init(c, frame, len);
+	return get_header(c, h);
+}
+
 int proto_decode_request(const uint8_t *frame, size_t len, struct proto_request *req)
 {
 	struct cursor c;
 	int r;
 
 	memset(req, 0, sizeof(*req));
-	if (len > PROTO_FRAME_MAX)
-		return -PROTO_E_FRAME_TOO_LARGE;
-	cursor_init(&c, frame, len);
-	if ((r = get_header(&c, &req->h)) != 0 || (r = get_request_body(&c, req)) != 0)
+	if ((r = start_frame(frame, len, &c, &req->h)) != 0 || (r = get_request_body(&c, req)) != 0)
 		return r;
 	return cursor_end(&c) == 0 ? 0 : BAD;
 }
@@ -330,10 +336,7 @@ int proto_decode_response(const uint8_t *frame, size_t len, struct proto_respons
 	int r;
 
 	memset(resp, 0, sizeof(*resp));
-	if (len > PROTO_FRAME_MAX)
-		return -PROTO_E_FRAME_TOO_LARGE;
-	cursor_init(&c, frame, len);
-	if ((r = get_header(&c, &resp->h)) != 0)
+	if ((r = start_frame(frame, len, &c, &resp->h)) != 0)
 		return r;
 	if (resp->h.type != PROTO_ERROR && !(resp->h.type & PROTO_RESPONSE))
 		return BAD;
