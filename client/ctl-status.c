@@ -29,12 +29,24 @@ static int fetch_json(const struct ctl_options *o, const char *cmd,
 	return CTL_EXIT_OK;
 }
 
-/* A string member, or "?" when the daemon left it out. */
+/*
+ * The daemon's text as the tables show it: "?" unless it is there and all printable ASCII, so that
+ * a broken or hostile daemon cannot send escape sequences to the operator's terminal.
+ */
+static const char *shown(const char *s)
+{
+	if (s == NULL)
+		return "?";
+	for (const char *p = s; *p != '\0'; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			return "?";
+	return s;
+}
+
+/* A string member as shown(). */
 static const char *str_member(const json_t *obj, const char *name)
 {
-	const char *v = json_string_value(json_object_get(obj, name));
-
-	return v != NULL ? v : "?";
+	return shown(json_string_value(json_object_get(obj, name)));
 }
 
 static json_int_t int_member(const json_t *obj, const char *name)
@@ -67,7 +79,7 @@ static void print_status(const json_t *st)
 	json_object_foreach((json_t *)errors, tag, count) {
 		if (json_integer_value(count) == 0)
 			continue;
-		printf("%s %s %lld", any ? "," : "", tag, (long long)json_integer_value(count));
+		printf("%s %s %lld", any ? "," : "", shown(tag), (long long)json_integer_value(count));
 		any = 1;
 	}
 	printf("%s\n", any ? "" : " none");
@@ -104,7 +116,7 @@ static void print_allowed(const json_t *key)
 		return;
 	}
 	json_array_foreach(allow, i, v)
-		printf("%s%s", i ? "," : "", json_is_string(v) ? json_string_value(v) : "?");
+		printf("%s%s", i ? "," : "", shown(json_string_value(v)));
 	if (json_array_size(allow) == 0)
 		printf("nobody");
 }
