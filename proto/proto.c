@@ -263,17 +263,23 @@ static int finish_frame(struct builder *b, size_t *out_len)
 	return 0;
 }
 
+/* What every encoded frame starts with: a length prefix patched by finish_frame, the header. */
+static int start_build(struct builder *b, uint8_t *buf, size_t cap, const struct proto_header *h)
+{
+	if (h->version != PROTO_VERSION || h->flags != 0)
+		return BAD;
+	builder_init(b, buf, cap);
+	builder_put_u32(b, 0);
+	put_header(b, h);
+	return 0;
+}
+
 int proto_encode_request(const struct proto_request *req, uint8_t *buf, size_t cap, size_t *out_len)
 {
 	struct builder b;
 	int r;
 
-	builder_init(&b, buf, cap);
-	builder_put_u32(&b, 0);
-	put_header(&b, &req->h);
-	if (req->h.version != PROTO_VERSION || req->h.flags != 0)
-		return BAD;
-	if ((r = put_request_body(&b, req)) != 0)
+	if ((r = start_build(&b, buf, cap, &req->h)) != 0 || (r = put_request_body(&b, req)) != 0)
 		return r;
 	return finish_frame(&b, out_len);
 }
@@ -391,12 +397,7 @@ int proto_encode_response(const struct proto_response *resp, uint8_t *buf, size_
 	struct builder b;
 	int r;
 
-	builder_init(&b, buf, cap);
-	builder_put_u32(&b, 0);
-	put_header(&b, &resp->h);
-	if (resp->h.version != PROTO_VERSION || resp->h.flags != 0)
-		return BAD;
-	if ((r = put_response_body(&b, resp)) != 0)
+	if ((r = start_build(&b, buf, cap, &resp->h)) != 0 || (r = put_response_body(&b, resp)) != 0)
 		return r;
 	return finish_frame(&b, out_len);
 }
