@@ -10,7 +10,7 @@
  * signs per CPU-second (daemon, workers and bench-load together), which other work on the machine
  * does not distort.
  *   bench-load [--socket PATH | --daemon PATH] [--connections 1,4,16,64] [--depth N]
- *              [--seconds S] [--workers N] [--key NAME] [--json]
+ *              [--seconds S] [--workers N] [--busy-poll US] [--key NAME] [--json]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -46,6 +46,7 @@ struct options {
 	unsigned depth;
 	double seconds;
 	unsigned workers;
+	int busy_poll_us;		/* -1: the daemon's default */
 	int json;
 };
 
@@ -257,10 +258,13 @@ static pid_t start_daemon(const struct options *o, const char *dir, int verify_a
 	snprintf(config, sizeof(config), "%s/p256signd.json", dir);
 	if ((f = fopen(config, "w")) == NULL)
 		return -1;
-	fprintf(f, "{ \"socket\": \"%s\", %s%.0u%s \"keys\": [ { \"name\": \"%s\", "
-	    "\"file\": \"bench.der\", \"verify_after_sign\": %s } ] }\n", sock,
-	    o->workers ? "\"workers\": " : "", o->workers, o->workers ? "," : "", o->key,
-	    verify_after_sign ? "true" : "false");
+	fprintf(f, "{ \"socket\": \"%s\", ", sock);
+	if (o->workers)
+		fprintf(f, "\"workers\": %u, ", o->workers);
+	if (o->busy_poll_us >= 0)
+		fprintf(f, "\"busy_poll_us\": %d, ", o->busy_poll_us);
+	fprintf(f, "\"keys\": [ { \"name\": \"%s\", \"file\": \"bench.der\", "
+	    "\"verify_after_sign\": %s } ] }\n", o->key, verify_after_sign ? "true" : "false");
 	if (fclose(f) != 0)
 		return -1;
 	if ((pid = fork()) < 0)
@@ -467,7 +471,8 @@ out:
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: bench-load [--socket PATH | --daemon PATH] [--connections 1,4,16,64]\n"
-	    "                  [--depth N] [--seconds S] [--workers N] [--key NAME] [--json]\n");
+	    "                  [--depth N] [--seconds S] [--workers N] [--busy-poll US] [--key NAME]\n"
+	    "                  [--json]\n");
 }
 
 static int parse_list(const char *s, struct options *o)
@@ -493,13 +498,14 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "connections", required_argument, NULL, 'c' },
 		{ "depth", required_argument, NULL, 'p' }, { "seconds", required_argument, NULL, 't' },
 		{ "workers", required_argument, NULL, 'w' }, { "key", required_argument, NULL, 'k' },
+		{ "busy-poll", required_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 
 	*o = (struct options){ .daemon = P256SIGND_PATH, .key = "bench", .conns = { 1, 4, 16, 64 },
-		.nconns = 4, .depth = 1, .seconds = 3 };
+		.nconns = 4, .depth = 1, .seconds = 3, .busy_poll_us = -1 };
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (ch) {
 		case 's': o->socket = optarg; break;
@@ -523,6 +529,11 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'w':
 			o->workers = (unsigned)strtoul(optarg, NULL, 10);
 			if (o->workers == 0 || o->workers > 256)
+				return -1;
+			break;
+		case 'b':
+			o->busy_poll_us = (int)strtol(optarg, NULL, 10);
+			if (o->busy_poll_us < 0 || o->busy_poll_us > 1000)
 				return -1;
 			break;
 		case 'h':

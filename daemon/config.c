@@ -13,6 +13,8 @@
 
 #define WORKERS_MAX 256
 #define KEYS_MAX 128	/* LIST_KEYS must fit in one frame */
+#define BUSY_POLL_MAX_US 1000
+#define BUSY_POLL_DEFAULT_US 100
 
 struct ctx {
 	const char *path;
@@ -226,6 +228,7 @@ static void set_defaults(struct config *cfg)
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
 	cfg->socket_mode = 0660;
+	cfg->busy_poll_us = BUSY_POLL_DEFAULT_US;
 	cfg->workers = cpus < 1 ? 1 : cpus > WORKERS_MAX ? WORKERS_MAX : (unsigned)cpus;
 	cfg->limits = (struct config_limits){
 		.max_connections = 1024,
@@ -242,7 +245,7 @@ static void set_defaults(struct config *cfg)
 int config_load(const char *path, struct config *cfg, char *err, size_t errlen)
 {
 	static const char *const fields[] = { "socket", "socket_mode", "socket_group", "user",
-		"workers", "limits", "keys", NULL };
+		"workers", "busy_poll_us", "limits", "keys", NULL };
 	struct ctx x = { .path = path, .err = err, .errlen = errlen };
 	json_error_t je;
 	json_t *root = NULL;
@@ -271,6 +274,7 @@ int config_load(const char *path, struct config *cfg, char *err, size_t errlen)
 	    get_str(&x, root, "", "socket_group", 0, &cfg->socket_group) != 0 ||
 	    get_str(&x, root, "", "user", 0, &cfg->user) != 0 ||
 	    get_uint(&x, root, "", "workers", 1, WORKERS_MAX, &cfg->workers) != 0 ||
+	    get_uint(&x, root, "", "busy_poll_us", 0, BUSY_POLL_MAX_US, &cfg->busy_poll_us) != 0 ||
 	    get_limits(&x, root, &cfg->limits) != 0 || get_keys(&x, root, cfg) != 0)
 		goto out;
 	if (cfg->socket == NULL && (cfg->socket = strdup(CONFIG_SOCKET_DEFAULT)) == NULL) {

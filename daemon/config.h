@@ -38,6 +38,7 @@ struct config {
 	char *socket_group;		/* NULL: leave the group alone */
 	char *user;			/* NULL: do not change user */
 	unsigned workers;
+	unsigned busy_poll_us;		/* busypoll.h */
 	struct config_limits limits;
 	struct config_key *keys;
 	size_t nkeys;

@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "busypoll.h"
 #include "config.h"
 #include "keys.h"
 #include "listen.h"
@@ -212,7 +213,8 @@ static int start(struct daemon *d, const char *path)
 	}
 	raise_fd_limit(d->cfg.limits.max_connections + d->cfg.workers + 64);
 	if (listen_open(&d->cfg, &d->ls) != 0 || privdrop(d->cfg.user) != 0 ||
-	    pool_spawn(&d->pool, d->cfg.workers, d->cfg.limits.max_inflight, &d->kt) != 0)
+	    pool_spawn(&d->pool, d->cfg.workers, d->cfg.limits.max_inflight, d->cfg.busy_poll_us,
+	    &d->kt) != 0)
 		return -1;
 	keys_forget_private(&d->kt);
 	d->watchdog_usec = notify_watchdog_usec();
@@ -264,7 +266,7 @@ static int run(const char *path)
 	d.ls.fd = -1;
 	if (start(&d, path) != 0)
 		d.failed = 1;
-	else if (event_base_dispatch(d.base) < 0) {
+	else if (busypoll_loop(d.base, d.cfg.busy_poll_us, &d.srv.activity) != 0) {
 		log_error("event loop failed");
 		d.failed = 1;
 	}

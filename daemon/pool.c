@@ -48,7 +48,8 @@ static uint64_t now_ms(void)
 	return clock_now_us() / 1000;
 }
 
-int pool_spawn(struct pool *p, unsigned n, size_t max_inflight, struct keytab *kt)
+int pool_spawn(struct pool *p, unsigned n, size_t max_inflight, unsigned poll_us,
+	struct keytab *kt)
 {
 	memset(p, 0, sizeof(*p));
 	p->max_inflight = max_inflight;
@@ -82,7 +83,7 @@ int pool_spawn(struct pool *p, unsigned n, size_t max_inflight, struct keytab *k
 			goto fail;
 		}
 		if (w->pid == 0)
-			worker_main(sv[1], kt);
+			worker_main(sv[1], kt, poll_us);
 		close(sv[1]);
 		w->fd = sv[0];
 		w->alive = 1;

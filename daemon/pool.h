@@ -47,7 +47,8 @@ struct pool {
  * the event loop exists. max_inflight bounds signing requests in flight over all workers.
  * Returns 0, or -1 (logged) after stopping any worker already started.
  */
-int pool_spawn(struct pool *p, unsigned n, size_t max_inflight, struct keytab *kt);
+int pool_spawn(struct pool *p, unsigned n, size_t max_inflight, unsigned poll_us,
+	struct keytab *kt);
 
 /* Puts the workers' sockets on the event loop; cb->... get arg (signed_cb gets each request's
  * ctx). Returns 0 or -1. */

@@ -275,6 +275,7 @@ static void conn_read_cb(evutil_socket_t fd, short what, void *arg)
 	size_t limit = PROTO_LEN_PREFIX + c->srv->cfg->limits.max_frame_bytes;
 	size_t have = evbuffer_get_length(c->in);
 
+	c->srv->activity++;
 	if (c->more)
 		c->more = 0;	/* a turn for buffered frames; the socket is read next time */
 	else if (have < limit) {
@@ -499,6 +500,7 @@ void server_reply(struct server *s, const struct reply_to *to, const struct prot
 	struct timeval tv = ms_tv(LOG_FLUSH_MS);
 	size_t len;
 
+	s->activity++;
 	s->stats.requests++;
 	if (resp->h.type == PROTO_ERROR && resp->error <= PROTO_E_MAX)
 		s->stats.errors[resp->error]++;

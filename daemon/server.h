@@ -71,6 +71,7 @@ struct server {
 	unsigned nconns;
 	size_t inflight;		/* over all connections */
 	int stopping;
+	uint64_t activity;		/* client bytes read and replies queued (busypoll.h) */
 	struct server_stats stats;
 };
 

@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "busypoll.h"
 #include "ipc.h"
 #include "log.h"
 #include "selftest.h"
@@ -86,7 +87,7 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 }
 
 /* Reads, answers and writes batches until the parent closes the socketpair. */
-static int serve(int fd, const struct keytab *kt)
+static int serve(int fd, const struct keytab *kt, unsigned poll_us)
 {
 	/* Every message is at least a header long, which bounds the answers to one read. */
 	uint8_t in[IPC_BATCH * (sizeof(struct ipc_header) + sizeof(struct ipc_sign))];
@@ -97,7 +98,7 @@ static int serve(int fd, const struct keytab *kt)
 		struct ipc_header h;
 		const uint8_t *body;
 		size_t off = 0, used, len = 0;
-		ssize_t n = read(fd, in + have, sizeof(in) - have);
+		ssize_t n = busypoll_read(fd, in + have, sizeof(in) - have, poll_us);
 		int r;
 
 		if (n < 0 && errno == EINTR)
@@ -130,7 +131,7 @@ static int serve(int fd, const struct keytab *kt)
 	}
 }
 
-void worker_main(int fd, struct keytab *kt)
+void worker_main(int fd, struct keytab *kt, unsigned poll_us)
 {
 	int r = -1;
 
@@ -144,7 +145,7 @@ void worker_main(int fd, struct keytab *kt)
 		log_error("worker %d: set-up failed: %s", (int)getpid(), strerror(errno));
 		goto out;
 	}
-	r = serve(fd, kt);
+	r = serve(fd, kt, poll_us);
 out:
 	keys_free(kt);
 	exit(r == 0 ? 0 : 1);

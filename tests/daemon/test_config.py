@@ -94,6 +94,11 @@ def check_config():
     refused({"keys": [{"name": "a", "file": RFC_KEY}], "workers": "2"}, "workers")
     refused({"keys": [{"name": "a", "file": RFC_KEY}], "workers": 0}, "workers")
     refused({"keys": [{"name": "a", "file": RFC_KEY}], "socket_mode": "rw"}, "socket_mode")
+    for poll in (0, 1000):
+        ok = write("poll.json", {"keys": [{"name": "a", "file": RFC_KEY}], "busy_poll_us": poll})
+        check(run("--check-config", ok).returncode == 0, "busy_poll_us %d accepted" % poll)
+    for poll in (1001, -1, "100", 1.5):
+        refused({"keys": [{"name": "a", "file": RFC_KEY}], "busy_poll_us": poll}, "busy_poll_us")
     refused({"keys": [{"name": "a", "file": RFC_KEY}], "limits": {"max_frame_bytes": 70000}},
             "limits.max_frame_bytes")
     refused({"keys": [{"name": "a", "file": RFC_KEY}],

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
+"""busy_poll_us: a daemon that polls after its work finds the next sequential request without
+sleeping (the parent in its event loop, the worker on its socketpair), and stops polling once the
+requests stop.
+
+Sleeping is counted by the kernel: /proc/PID/status voluntary_ctxt_switches grows each time a
+process blocks (epoll_wait, read), not when it yields the CPU. Without polling, every sequential
+request makes worker 0 (which gets every lone request) block once and the parent at least twice;
+polling for the longest period allowed, they block far less. Run alone (not in parallel with other
+tests), so that the client's round trip stays well inside that period."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from daemonlib import *  # noqa: E402,F403
+
+BIN = sys.argv[1]
+N = 300
+KEYS = [{"name": "k", "file": RFC_KEY, "verify_after_sign": False}]
+
+
+def status(pid, field):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    fail("no %s for %d" % (field, pid))
+
+
+def cpu_ticks(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])   # utime, stime
+
+
+def sleeps_per_request(poll_us):
+    """Blocking sleeps of the parent and of worker 0 per sequential request; then the CPU ticks
+    parent and workers use in the second after the last request."""
+    d = Daemon(BIN, keys=KEYS, extra={"busy_poll_us": poll_us})
+    c = d.client()
+    pids = [d.proc.pid] + d.workers()
+    before = [status(p, "voluntary_ctxt_switches") for p in pids[:2]]
+    for i in range(1, N + 1):
+        check(c.call(sign_req(i, key_name("k"), RFC_DIGEST)).ok(SIGN).id == i, "signature %d" % i)
+    after = [status(p, "voluntary_ctxt_switches") for p in pids[:2]]
+    time.sleep(0.2)
+    ticks = sum(cpu_ticks(p) for p in pids)
+    time.sleep(1.0)
+    idle = sum(cpu_ticks(p) for p in pids) - ticks
+    c.close()
+    d.stop()
+    return [(a - b) / N for a, b in zip(after, before)], idle
+
+
+def main():
+    (parent, worker), idle = sleeps_per_request(0)
+    print("busy_poll_us 0: sleeps per request: parent %.2f, worker %.2f" % (parent, worker))
+    check(parent >= 1.0 and worker >= 0.5, "without polling, the processes sleep between steps")
+    check(idle <= 5, "idle daemon without polling used %d ticks" % idle)
+    (parent, worker), idle = sleeps_per_request(1000)
+    print("busy_poll_us 1000: sleeps per request: parent %.2f, worker %.2f; idle ticks %d" %
+          (parent, worker, idle))
+    check(parent < 0.5 and worker < 0.5, "polling processes find the next request awake")
+    # Polling ends 1 ms after the last request: a second later, the daemon uses no CPU (one
+    # tick is 10 ms; a daemon still polling would use about 100 ticks per process).
+    check(idle <= 5, "the daemon stopped polling after the requests (%d ticks in 1 s)" % idle)
+    print("ok")
+
+
+main()
