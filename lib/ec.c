@@ -139,8 +139,23 @@ static void verify_scalars(const uint8_t digest[32], const uint8_t r_in[32], con
 	scalar_to_bytes(u2, &rs);
 }
 
-int ec_verify_equation(const EC_POINT *q, const uint8_t digest[32], const uint8_t r_in[32],
-	const uint8_t s_in[32], BN_CTX *ctx)
+/* rp = u1*G + u2*Q, Q by its table when there is one. */
+static int verify_mul(const EC_GROUP *g, EC_POINT *rp, const BIGNUM *u1, const EC_POINT *q,
+	const EC_GROUP *q_table, const BIGNUM *u2, BN_CTX *ctx)
+{
+	EC_POINT *t = NULL;
+	int ok;
+
+	if (q_table == NULL)
+		return EC_POINT_mul(g, rp, u1, q, u2, ctx) == 1 ? 0 : -1;
+	ok = (t = EC_POINT_new(q_table)) != NULL && EC_POINT_mul(g, rp, u1, NULL, NULL, ctx) == 1 &&
+	    EC_POINT_mul(q_table, t, u2, NULL, NULL, ctx) == 1 && EC_POINT_add(g, rp, rp, t, ctx) == 1;
+	EC_POINT_free(t);
+	return ok ? 0 : -1;
+}
+
+int ec_verify_equation(const EC_POINT *q, const EC_GROUP *q_table, const uint8_t digest[32],
+	const uint8_t r_in[32], const uint8_t s_in[32], BN_CTX *ctx)
 {
 	const EC_GROUP *g = ec_group();
 	const BIGNUM *n;
@@ -159,7 +174,7 @@ int ec_verify_equation(const EC_POINT *q, const uint8_t digest[32], const uint8_
 		goto out;
 	verify_scalars(digest, r_in, s_in, u1, u2);
 	if (BN_bin2bn(r_in, 32, rb) == NULL || BN_bin2bn(u1, 32, u1b) == NULL ||
-	    BN_bin2bn(u2, 32, u2b) == NULL || EC_POINT_mul(g, rp, u1b, q, u2b, ctx) != 1)
+	    BN_bin2bn(u2, 32, u2b) == NULL || verify_mul(g, rp, u1b, q, q_table, u2b, ctx) != 0)
 		goto out;
 	r = P256_ERR_SIG_INVALID;
 	if (EC_POINT_is_at_infinity(g, rp))

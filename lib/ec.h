@@ -24,11 +24,23 @@ int ec_base_mul(const scalar *k, uint8_t x[32], uint8_t y[32]);
 int ec_point_decode(const uint8_t *in, size_t len, EC_POINT **out, BN_CTX *ctx);
 
 /*
+ * A copy of the P-256 group whose generator is the public point q, with OpenSSL's precomputed
+ * table of its multiples (about 150 KiB, 25 ms to build), for ec_verify_equation; the caller
+ * frees it with EC_GROUP_free. ec-table.c says why.
+ */
+int ec_table_new(const EC_POINT *q, EC_GROUP **out);
+
+/*
  * The ECDSA verification equation for public inputs: R' = (e/s)G + (r/s)Q, fails with
  * P256_ERR_SIG_INVALID when R' is infinity or R'.x mod n != r. r and s must already be in [1, n).
+ * Q is q_table's generator when q_table is not NULL (from ec_table_new: q is then unused), else q.
  */
-int ec_verify_equation(const EC_POINT *q, const uint8_t digest[32], const uint8_t r[32],
-	const uint8_t s[32], BN_CTX *ctx);
+int ec_verify_equation(const EC_POINT *q, const EC_GROUP *q_table, const uint8_t digest[32],
+	const uint8_t r[32], const uint8_t s[32], BN_CTX *ctx);
+
+/* r||s in [1, n) each (else P256_ERR_SIG_RANGE), then ec_verify_equation. */
+int ec_verify_sig(const EC_POINT *q, const EC_GROUP *q_table, const uint8_t digest[32],
+	const uint8_t sig[64], BN_CTX *ctx);
 
 /* 1 when 1 <= v < n for a public 32-byte big-endian v, else 0. */
 int ec_in_range(const uint8_t v[32]);

@@ -42,14 +42,14 @@ int p256_sign(const uint8_t d[P256_SCALAR_LEN], const uint8_t digest[P256_DIGEST
 	enum p256_nonce mode, const uint8_t *extra, size_t extra_len, uint8_t sig[P256_SIG_LEN]);
 
 /*
- * A private key ready for sign_checked: the scalar, its public point and an OpenSSL public key
- * built once for verification. Initialise with p256_key_init, release with p256_key_clear (which
+ * A private key ready for sign_checked: the scalar, its public point and a verifier built once
+ * for it (OpenSSL's precomputed multiples of the public point, about 150 KiB). Initialise with p256_key_init, release with p256_key_clear (which
  * wipes d). The fields are visible so that tests can inject faults; callers must not write them.
  */
 struct p256_key {
 	uint8_t d[P256_SCALAR_LEN];
 	uint8_t pub[P256_POINT_LEN];
-	void *verifier;		/* EVP_PKEY * holding pub */
+	void *verifier;		/* EC_GROUP *: P-256 with pub as generator, and its table */
 };
 
 /* Checks d's range, computes its public point (constant time) and builds the verifier. */
@@ -59,9 +59,9 @@ int p256_key_init(struct p256_key *key, const uint8_t d[P256_SCALAR_LEN]);
 void p256_key_clear(struct p256_key *key);
 
 /*
- * p256_sign with key->d, then verification of the result under key->pub with OpenSSL's
- * EVP_PKEY_verify before it is released: a signature that does not verify (a fault during
- * signing) is wiped and P256_ERR_FAULT returned.
+ * p256_sign with key->d, then a full ECDSA verification of the result under key->pub (the
+ * range of r and s, then (e/s)G + (r/s)Q, Q from its precomputed table) before it is released:
+ * a signature that does not verify (a fault during signing) is wiped and P256_ERR_FAULT returned.
  */
 int p256_sign_checked(const struct p256_key *key, const uint8_t digest[P256_DIGEST_LEN],
 	enum p256_nonce mode, const uint8_t *extra, size_t extra_len, uint8_t sig[P256_SIG_LEN]);

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: ISC */
 /* ECDSA signing: RFC 6979 (hedged) nonces, k*G through OpenSSL, the rest in constant-time scalar code. */
-#include <openssl/core_names.h>
-#include <openssl/evp.h>
-#include <openssl/param_build.h>
 #include <string.h>
 #include <sys/random.h>
 
@@ -148,41 +145,33 @@ out:
 	return r;
 }
 
-/* An OpenSSL public key for the point, for EVP_PKEY_verify. */
-static int verifier_new(const uint8_t pub[P256_POINT_LEN], EVP_PKEY **out)
+/* The table verifier of the public point (ec_table_new). */
+static int verifier_new(const uint8_t pub[P256_POINT_LEN], EC_GROUP **out)
 {
-	OSSL_PARAM_BLD *bld = NULL;
-	OSSL_PARAM *params = NULL;
-	EVP_PKEY_CTX *ctx = NULL;
+	BN_CTX *ctx = NULL;
+	EC_POINT *q = NULL;
 	int r = P256_ERR_INTERNAL;
 
 	*out = NULL;
-	if ((bld = OSSL_PARAM_BLD_new()) == NULL ||
-	    OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0) != 1 ||
-	    OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY, pub, P256_POINT_LEN) != 1 ||
-	    (params = OSSL_PARAM_BLD_to_param(bld)) == NULL ||
-	    (ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL)) == NULL ||
-	    EVP_PKEY_fromdata_init(ctx) != 1 ||
-	    EVP_PKEY_fromdata(ctx, out, EVP_PKEY_PUBLIC_KEY, params) != 1)
+	if ((ctx = BN_CTX_new()) == NULL || (r = ec_point_decode(pub, P256_POINT_LEN, &q, ctx)) != 0)
 		goto out;
-	r = 0;
+	r = ec_table_new(q, out);
 out:
-	EVP_PKEY_CTX_free(ctx);
-	OSSL_PARAM_free(params);
-	OSSL_PARAM_BLD_free(bld);
+	EC_POINT_free(q);
+	BN_CTX_free(ctx);
 	return r;
 }
 
 int p256_key_init(struct p256_key *key, const uint8_t d[P256_SCALAR_LEN])
 {
-	EVP_PKEY *pkey = NULL;
+	EC_GROUP *table = NULL;
 	int r;
 
 	memset(key, 0, sizeof(*key));
-	if ((r = p256_public_from_private(d, key->pub)) != 0 || (r = verifier_new(key->pub, &pkey)) != 0)
+	if ((r = p256_public_from_private(d, key->pub)) != 0 || (r = verifier_new(key->pub, &table)) != 0)
 		goto out;
 	memcpy(key->d, d, P256_SCALAR_LEN);
-	key->verifier = pkey;
+	key->verifier = table;
 out:
 	if (r != 0)
 		p256_key_clear(key);
@@ -191,29 +180,28 @@ out:
 
 void p256_key_clear(struct p256_key *key)
 {
-	EVP_PKEY_free(key->verifier);
+	EC_GROUP_free(key->verifier);
 	explicit_bzero(key, sizeof(*key));
 }
 
 int p256_sign_checked(const struct p256_key *key, const uint8_t digest[P256_DIGEST_LEN],
 	enum p256_nonce mode, const uint8_t *extra, size_t extra_len, uint8_t sig[P256_SIG_LEN])
 {
-	uint8_t der[P256_SIG_DER_MAX];
-	size_t der_len;
-	EVP_PKEY_CTX *ctx = NULL;
+	BN_CTX *ctx = NULL;
 	int r;
 
-	if ((r = p256_sign(key->d, digest, mode, extra, extra_len, sig)) != 0 ||
-	    (r = p256_sig_to_der(sig, der, &der_len)) != 0)
+	if ((r = p256_sign(key->d, digest, mode, extra, extra_len, sig)) != 0)
 		goto out;
 	r = P256_ERR_INTERNAL;
-	if ((ctx = EVP_PKEY_CTX_new_from_pkey(NULL, key->verifier, NULL)) == NULL ||
-	    EVP_PKEY_verify_init(ctx) != 1)
+	if ((ctx = BN_CTX_new()) == NULL)
 		goto out;
-	r = EVP_PKEY_verify(ctx, der, der_len, digest, P256_DIGEST_LEN) == 1 ? 0 : P256_ERR_FAULT;
+	/* Only OpenSSL failing is not a fault of the signature. */
+	r = ec_verify_sig(NULL, key->verifier, digest, sig, ctx);
+	if (r != 0 && r != P256_ERR_INTERNAL)
+		r = P256_ERR_FAULT;
 out:
 	if (r != 0)
 		explicit_bzero(sig, P256_SIG_LEN);
-	EVP_PKEY_CTX_free(ctx);
+	BN_CTX_free(ctx);
 	return r;
 }

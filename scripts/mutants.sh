@@ -128,7 +128,7 @@ mutant hedge-dropped lib/sign.c unit \
 mutant private-range-unchecked lib/sign.c unit \
 	's/return ok ? 0 : P256_ERR_SCALAR_RANGE;/return 0;/'
 mutant sign-checked-no-verify lib/sign.c unit \
-	's/r = EVP_PKEY_verify(ctx, der, der_len, digest, P256_DIGEST_LEN) == 1 ? 0 : P256_ERR_FAULT;/r = 0;/'
+	's/r = ec_verify_sig(NULL, key->verifier, digest, sig, ctx);/r = 0;/'
 
 # mod-n arithmetic (lib/scalar.c)
 mutant mont-low-limb-dropped lib/scalar.c unit \
@@ -163,6 +163,10 @@ mutant verify-infinity-unchecked lib/ec.c unit \
 	's/if (EC_POINT_is_at_infinity(g, rp))/if (0)/'
 mutant verify-x-not-reduced lib/ec.c unit \
 	's/BN_nnmod(x, x, n, ctx) != 1/0/'
+mutant table-term-dropped lib/ec.c unit \
+	's/ctx) == 1 \&\& EC_POINT_add(g, rp, rp, t, ctx) == 1;/ctx) == 1;/'
+mutant table-of-g lib/ec-table.c unit \
+	's/EC_GROUP_set_generator(t, q, EC_GROUP_get0_order(g), EC_GROUP_get0_cofactor(g)) != 1 ||//'
 
 # DER and cursor (lib/der.c, lib/cursor.c)
 mutant der-minimal-length-unchecked lib/cursor.c unit \

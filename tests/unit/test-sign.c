@@ -4,6 +4,7 @@
  * deterministic modes with additional data, the private scalar's range, argument checks, and the
  * fault check of p256_sign_checked against a corrupted key.
  */
+#include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/x509.h>
 
@@ -156,14 +157,28 @@ static void check_key_range(void)
 /* The SPKI and key id of a key agree with OpenSSL's encoding of the same public key. */
 static void check_spki(const struct p256_key *key)
 {
-	uint8_t spki[P256_SPKI_LEN], id[P256_KEY_ID_LEN], want_id[32];
+	uint8_t spki[P256_SPKI_LEN], id[P256_KEY_ID_LEN], want_id[32], point[P256_POINT_LEN];
+	const unsigned char *p = spki;
 	unsigned char *ossl = NULL;
-	int len = i2d_PUBKEY(key->verifier, &ossl);
+	size_t point_len = 0;
+	EVP_PKEY *pkey;
+	int len;
 
 	p256_spki(key->pub, spki);
+	pkey = d2i_PUBKEY(NULL, &p, sizeof(spki));
+	CHECK(pkey != NULL);
+	if (pkey == NULL)
+		return;
+	CHECK(p == spki + sizeof(spki));
+	CHECK(EVP_PKEY_get_octet_string_param(pkey, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, point,
+		sizeof(point), &point_len) == 1);
+	CHECK_INT((int)point_len, P256_POINT_LEN);
+	CHECK_MEM(point, key->pub, P256_POINT_LEN);
+	len = i2d_PUBKEY(pkey, &ossl);
 	CHECK_INT(len, P256_SPKI_LEN);
 	if (len == P256_SPKI_LEN)
 		CHECK_MEM(spki, ossl, P256_SPKI_LEN);
+	EVP_PKEY_free(pkey);
 	CHECK_INT(p256_key_id(key->pub, id), 0);
 	CHECK(EVP_Digest(spki, sizeof(spki), want_id, NULL, EVP_sha256(), NULL) == 1);
 	CHECK_MEM(id, want_id, 32);

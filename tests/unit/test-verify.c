@@ -4,12 +4,14 @@
  * accepted by default, refused under P256_VERIFY_LOW_S), every malformed point and out-of-range
  * scalar refused with its own code, and two constructed edge cases of the verification equation:
  * R' at infinity (must fail) and R'.x >= n with R'.x mod n = r (must succeed). Points and scalars
- * for the edge cases are built with OpenSSL's EC and BIGNUM.
+ * for the edge cases are built with OpenSSL's EC and BIGNUM. Every verdict on a valid point is
+ * also the verdict of the verifier p256_sign_checked uses (the point's precomputed table).
  */
 #include <openssl/bn.h>
 #include <openssl/ec.h>
 #include <openssl/obj_mac.h>
 
+#include "ec.h"
 #include "p256.h"
 #include "testutil.h"
 
@@ -63,13 +65,33 @@ static int eip(const uint8_t digest[32], const uint8_t sig[64], const uint8_t pu
 	return 1;
 }
 
-/* Both verifiers agree that (digest, sig, pub) is invalid with the code `want`. */
+/* The verdict of the table verifier (ec_table_new) on a valid point; the last table is kept. */
+static int by_table(const uint8_t digest[32], const uint8_t sig[64], const uint8_t pub[65])
+{
+	static uint8_t last[65];
+	static EC_GROUP *table;
+	EC_POINT *q = NULL;
+
+	if (table == NULL || memcmp(last, pub, 65) != 0) {
+		EC_GROUP_free(table);
+		table = NULL;
+		if (ec_point_decode(pub, 65, &q, ctx) != 0 || ec_table_new(q, &table) != 0)
+			test_fatal("building the table");
+		memcpy(last, pub, 65);
+		EC_POINT_free(q);
+	}
+	return ec_verify_sig(NULL, table, digest, sig, ctx);
+}
+
+/* Every verifier agrees that (digest, sig, pub) is invalid with the code `want`. */
 static void refused(const uint8_t digest[32], const uint8_t sig[64], const uint8_t pub[65],
 	int want)
 {
 	CHECK_INT(p256_verify(pub, 65, digest, sig, 0), want);
 	CHECK_INT(p256_verify(pub + 1, 64, digest, sig, 0), want);
 	CHECK_INT(eip(digest, sig, pub), 0);
+	if (p256_point_check(pub) == 0)
+		CHECK_INT(by_table(digest, sig, pub), want);
 }
 
 static void check_policies(const uint8_t pub[65], const uint8_t digest[32], const uint8_t sig[64])
@@ -242,6 +264,7 @@ static void check_infinity(struct prng *g)
 	CHECK_INT(p256_verify(q, 65, digest, sig, 0), P256_ERR_SIG_INVALID);
 	CHECK_INT(p256_verify(q + 1, 64, digest, sig, 0), P256_ERR_SIG_INVALID);
 	CHECK_INT(eip(digest, sig, q), 0);
+	CHECK_INT(by_table(digest, sig, q), P256_ERR_SIG_INVALID);
 	BN_free(e);
 	BN_free(r);
 	BN_free(d);
@@ -274,6 +297,7 @@ static void check_x_above_n(struct prng *g)
 	encode(pt, q);
 	CHECK_INT(p256_verify(q, 65, digest, sig, 0), 0);
 	CHECK_INT(eip(digest, sig, q), 1);
+	CHECK_INT(by_table(digest, sig, q), 0);
 	put(sig, x);				/* r = R'.x itself is >= n */
 	refused(digest, sig, q, P256_ERR_SIG_RANGE);
 	BN_free(x);
@@ -321,6 +345,7 @@ int main(void)
 		CHECK_INT(p256_verify(pub, 65, digest, sig, 0), 0);
 		CHECK_INT(p256_verify(pub + 1, 64, digest, sig, 0), 0);
 		CHECK_INT(eip(digest, sig, pub), 1);
+		CHECK_INT(by_table(digest, sig, pub), 0);
 		check_policies(pub, digest, sig);
 		check_sig_ranges(pub, digest, sig);
 		check_points(pub, digest, sig);

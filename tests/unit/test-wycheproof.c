@@ -4,11 +4,13 @@
  * IEEE P1363 (64 bytes r||s straight to p256_verify, any other length refused): every "valid"
  * case is accepted and every "invalid" case refused. An "acceptable" case (legal but unusual
  * encodings in some Wycheproof releases) must be refused: the decoder is strict DER. For P1363
- * the EIP-7951 precompile must give the same verdict as p256_verify.
+ * the EIP-7951 precompile and the verifier of p256_sign_checked (the group key's precomputed
+ * table) must give the same verdict as p256_verify.
  * Usage: test-wycheproof FILE.json der|p1363
  */
 #include <openssl/evp.h>
 
+#include "ec.h"
 #include "p256.h"
 #include "testjson.h"
 
@@ -17,10 +19,11 @@ struct counts {
 };
 
 /* The verdict on one case: 0 when the signature is accepted. */
-static int verdict(int p1363, const uint8_t pub[65], const uint8_t digest[32], const uint8_t *sig,
-	size_t sig_len)
+static int verdict(int p1363, const uint8_t pub[65], const EC_GROUP *table,
+	const uint8_t digest[32], const uint8_t *sig, size_t sig_len)
 {
 	uint8_t rs[64], in[160], out[32];
+	BN_CTX *ctx;
 	int r;
 
 	if (p1363) {
@@ -31,6 +34,10 @@ static int verdict(int p1363, const uint8_t pub[65], const uint8_t digest[32], c
 		memcpy(in + 32, sig, 64);
 		memcpy(in + 96, pub + 1, 64);
 		CHECK_INT(p256_eip7951(in, sizeof(in), out) == 32, r == 0);
+		if ((ctx = BN_CTX_new()) == NULL)
+			test_fatal("BN_CTX_new");
+		CHECK_INT(ec_verify_sig(NULL, table, digest, sig, ctx), r);
+		BN_CTX_free(ctx);
 		return r;
 	}
 	if ((r = p256_sig_from_der(sig, sig_len, rs)) != 0)
@@ -42,11 +49,15 @@ static void run_group(const json_t *group, int p1363, struct counts *n)
 {
 	const json_t *t;
 	uint8_t pub[65], digest[32];
+	EC_GROUP *table = NULL;
+	EC_POINT *q = NULL;
 	size_t i;
 
 	json_hex(json_object_get(group, "publicKey"), "uncompressed", pub, 65);
 	if (strcmp(json_str(group, "sha"), "SHA-256") != 0)
 		test_fatal("not a SHA-256 group");
+	if (p1363 && (ec_point_decode(pub, 65, &q, NULL) != 0 || ec_table_new(q, &table) != 0))
+		test_fatal("the group's key");
 	json_array_foreach(json_object_get(group, "tests"), i, t) {
 		size_t msg_len, sig_len;
 		uint8_t *msg = hex_alloc(json_str(t, "msg"), &msg_len);
@@ -55,7 +66,7 @@ static void run_group(const json_t *group, int p1363, struct counts *n)
 
 		if (EVP_Digest(msg, msg_len, digest, NULL, EVP_sha256(), NULL) != 1)
 			test_fatal("EVP_Digest");
-		int r = verdict(p1363, pub, digest, sig, sig_len);
+		int r = verdict(p1363, pub, table, digest, sig, sig_len);
 		int want_accept = strcmp(result, "valid") == 0;
 		if (want_accept)
 			n->valid++;
@@ -74,6 +85,8 @@ static void run_group(const json_t *group, int p1363, struct counts *n)
 		free(msg);
 		free(sig);
 	}
+	EC_GROUP_free(table);
+	EC_POINT_free(q);
 }
 
 int main(int argc, char **argv)
