@@ -165,7 +165,7 @@ static void conn_flush(struct conn *c)
 		if (left == 0)
 			event_del(c->wev);
 	}
-	if (left == 0 && (c->closing || (c->srv->stopping && c->inflight == 0))) {
+	if (left == 0 && (c->closing || ((c->srv->stopping || c->eof) && c->inflight == 0))) {
 		conn_close(c);
 		return;
 	}
@@ -256,7 +256,7 @@ static void conn_take_frames(struct conn *c)
 	}
 	if (c->fd < 0)
 		return;
-	if (s->stopping && c->inflight == 0) {
+	if (c->inflight == 0 && (s->stopping || (c->eof && n < FRAMES_PER_TURN))) {
 		conn_close_after_write(c);
 		return;
 	}
@@ -281,9 +281,16 @@ static void conn_read_cb(evutil_socket_t fd, short what, void *arg)
 	else if (have < limit) {
 		ssize_t n = evio_read(c->in, c->fd, limit - have < READ_MAX ? limit - have : READ_MAX);
 
-		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		if (n < 0 && errno != EAGAIN && errno != EINTR) {
 			conn_close(c);
 			return;
+		}
+		/* A client may shut down its sending side and still read: its complete frames are
+		 * answered, and the connection closes after the last reply (a partial frame left
+		 * over is dropped with it). */
+		if (n == 0) {
+			c->eof = 1;
+			event_del(c->rev);
 		}
 	}
 	conn_process(c);

@@ -38,6 +38,7 @@ struct conn {
 	unsigned long number;		/* counted from 1, for the log */
 	unsigned inflight;		/* requests sent to a worker and not yet answered */
 	int closing;			/* write what is queued, then close */
+	int eof;			/* the client shut down its side: answer, then close */
 	int paused;			/* reading stopped until the client reads its replies */
 	int frame_timing;		/* the mid-frame timeout is armed */
 	int busy;			/* its frames are being taken: closing must not free it */

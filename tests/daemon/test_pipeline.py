@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: ISC
 """Pipelining 1,000 requests on one connection (ids matched, responses may come out of order),
 200 concurrent connections, frames split at every byte boundary, and clients that disconnect
-mid-request or mid-frame without disturbing anyone else."""
+mid-request or mid-frame without disturbing anyone else; a client that shuts down its sending
+side still gets every answer."""
 import hashlib
 import os
 import random
+import socket
 import sys
 import threading
 import time
@@ -121,6 +123,31 @@ def disconnects(d):
     c.close()
 
 
+def half_close(d, n=300):
+    """A client that shuts down its sending side still gets every answer, then end of file; with
+    more than 64 frames buffered (one turn's worth), and with a partial frame left over."""
+    c = d.client()
+    c.send(b"".join(sign_req(i, RFC, RFC_DIGEST) for i in range(n)) + frame(PING, n) +
+           sign_req(n + 1, RFC, RFC_DIGEST)[:20])
+    c.sock.shutdown(socket.SHUT_WR)
+    ids = set()
+    while True:
+        r = c.recv()
+        if r is None:
+            break
+        if r.id < n:
+            check(r.ok(SIGN).signature() == RFC_R + RFC_S, "signature %d after half-close" % r.id)
+        else:
+            r.ok(PING)
+        ids.add(r.id)
+    check(ids == set(range(n + 1)), "half-closed client: %d of %d answers" % (len(ids), n + 1))
+    c.close()
+    c = d.client()                           # nothing in flight: closed at once
+    c.sock.shutdown(socket.SHUT_WR)
+    check(c.recv() is None, "an idle half-closed connection is closed")
+    c.close()
+
+
 def unread_replies(d, n=20000):
     """A client that sends and does not read: the daemon stops reading it instead of queueing
     replies without bound, then answers everything once the client reads."""
@@ -147,6 +174,7 @@ def main():
     concurrent(d)
     split_frames(d)
     disconnects(d)
+    half_close(d)
     unread_replies(d)
     d.stop()
     print("ok")
