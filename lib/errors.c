@@ -43,6 +43,8 @@ static const struct err_text err_texts[-P256_ERR_MIN + 1] = {
 	[-P256_ERR_CERT_ALGORITHM] = { "certificate-algorithm", "certificate key is not a P-256 key" },
 	[-P256_ERR_CERT_MISMATCH] = { "key-certificate-mismatch", "certificate is for another key" },
 	[-P256_ERR_HEX] = { "hex-invalid", "hex text malformed" },
+	[-P256_ERR_NOT_REGULAR] = { "file-not-regular",
+		"not a regular file (a directory, FIFO, socket or device)" },
 };
 
 static const struct err_text *err_lookup(int err)

@@ -44,7 +44,8 @@ enum p256_err {
 	P256_ERR_CERT_ALGORITHM = -35,	/* certificate key is not P-256 */
 	P256_ERR_CERT_MISMATCH = -36,	/* certificate is for another key */
 	P256_ERR_HEX = -37,		/* hex text malformed (not a digit, odd count) */
-	P256_ERR_MIN = -37
+	P256_ERR_NOT_REGULAR = -38,	/* a key or certificate path that is not a regular file */
+	P256_ERR_MIN = -38
 };
 
 /* The stable tag of an error code ("der-length"); "unknown-error" for a code not listed. */

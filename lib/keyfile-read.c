@@ -5,12 +5,14 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "errors.h"
 
 int keyfile_read(const char *path, size_t cap, uint8_t **buf, size_t *len)
 {
+	struct stat st;
 	uint8_t *b = NULL;
 	size_t n = 0;
 	ssize_t got;
@@ -18,8 +20,13 @@ int keyfile_read(const char *path, size_t cap, uint8_t **buf, size_t *len)
 
 	*buf = NULL;
 	*len = 0;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below). */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0 || fstat(fd, &st) != 0)
 		goto out;
+	if (!S_ISREG(st.st_mode)) {
+		r = P256_ERR_NOT_REGULAR;
+		goto out;
+	}
 	if ((b = calloc(1, cap + 1)) == NULL) {
 		r = P256_ERR_INTERNAL;
 		goto out;

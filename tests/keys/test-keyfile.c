@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hex.h"
@@ -97,6 +98,16 @@ static const char *temp_file(size_t n, char c)
 	return path;
 }
 
+/* A new FIFO (at a fresh temporary name); returns its path (static buffer). */
+static const char *fifo_path(void)
+{
+	const char *path = temp_file(0, 'x');
+
+	if (unlink(path) != 0 || mkfifo(path, 0600) != 0)
+		test_fatal("cannot make a FIFO");
+	return path;
+}
+
 static void test_files(void)
 {
 	struct keyfile_key key;
@@ -105,8 +116,11 @@ static void test_files(void)
 	errno = 0;
 	CHECK_TAG("missing", keyfile_load("no/such/key.pem", &key), "file-unreadable");
 	CHECK(errno == ENOENT);
-	CHECK_TAG("directory", keyfile_load(dir, &key), "file-unreadable");
-	CHECK(errno == EISDIR);
+	CHECK_TAG("directory", keyfile_load(dir, &key), "file-not-regular");
+	/* A FIFO without a writer: refused at once, not waited on. */
+	path = fifo_path();
+	CHECK_TAG("fifo", keyfile_load(path, &key), "file-not-regular");
+	unlink(path);
 	path = temp_file(KEYFILE_MAX + 1, 'x');
 	CHECK_TAG("too large", keyfile_load(path, &key), "file-too-large");
 	unlink(path);
