@@ -67,25 +67,42 @@ out:
 	return r;
 }
 
+/*
+ * A blocking connect waits while the daemon's backlog is full, but no longer than timeout_ms in
+ * all: a signal that interrupts the wait leaves a Unix socket unconnected, so it is tried again
+ * for the time left.
+ */
+static int connect_within(int fd, const struct sockaddr_un *sa, int timeout_ms)
+{
+	int64_t deadline = p256sign_now_ms() + timeout_ms;
+
+	for (;;) {
+		int64_t left = deadline - p256sign_now_ms();
+		struct timeval tv = { .tv_sec = left / 1000, .tv_usec = left % 1000 * 1000 };
+
+		if (left < 1) {
+			errno = ETIMEDOUT;
+			return P256SIGN_E_CONNECT;
+		}
+		if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0)
+			return P256SIGN_E_IO;
+		if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0)
+			return 0;
+		if (errno != EINTR)
+			return P256SIGN_E_CONNECT;
+	}
+}
+
 int p256sign_ensure_connected(struct p256sign *h)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct timeval tv = { .tv_sec = h->timeout_ms / 1000, .tv_usec = h->timeout_ms % 1000 * 1000 };
-	int fd = -1, flags, saved, r = P256SIGN_E_CONNECT;
+	int fd = -1, flags, saved, r = P256SIGN_E_IO;
 
 	if (h->fd >= 0)
 		return 0;
 	memcpy(sa.sun_path, h->path, strlen(h->path) + 1);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0) {
-		r = P256SIGN_E_IO;
-		goto out;
-	}
-	/* A blocking connect waits while the daemon's backlog is full, but no longer than this. */
-	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0) {
-		r = P256SIGN_E_IO;
-		goto out;
-	}
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
+	    (r = connect_within(fd, &sa, h->timeout_ms)) != 0)
 		goto out;
 	if ((flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) {
 		r = P256SIGN_E_IO;

@@ -148,7 +148,8 @@ struct p256sign;
  * Allocates a handle and connects to the daemon's socket at `path`; when path is NULL, at
  * $P256SIGN_SOCKET (ignored in set-uid programs), else at P256SIGN_SOCKET_DEFAULT. On success
  * *out owns the handle (release with p256sign_close). Errors: P256SIGN_E_INVALID (path too long
- * for a Unix socket), P256SIGN_E_CONNECT (no daemon listening; errno tells why), P256SIGN_E_NOMEM.
+ * for a Unix socket), P256SIGN_E_CONNECT (no daemon listening, or its backlog stayed full for the
+ * timeout, P256SIGN_TIMEOUT_DEFAULT here, also across signals; errno tells why), P256SIGN_E_NOMEM.
  * On error *out is NULL.
  */
 P256SIGN_API int p256sign_connect(struct p256sign **out, const char *path);

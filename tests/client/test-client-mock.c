@@ -6,9 +6,13 @@
 #include <errno.h>
 #include <openssl/sha.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -194,6 +198,55 @@ static void case_timeout(void)
 	CHECK_RC(p256sign_ping(h), P256SIGN_E_TIMEOUT);
 	p256sign_close(h);
 	mock_stop(&m);
+}
+
+static volatile sig_atomic_t alarms;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+/*
+ * A signal during a connect that waits for a full backlog does not end the wait: the connect is
+ * tried again until the timeout, so the call fails with P256SIGN_E_CONNECT and a timeout's errno,
+ * never EINTR. The listener here never accepts beyond what the test takes; backlog 0 holds one.
+ */
+static void case_connect_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
+	struct itimerval every_20ms = { { 0, 20000 }, { 0, 20000 } }, off = { { 0, 0 }, { 0, 0 } };
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	char dir[] = "/tmp/p256sign-test-XXXXXX";
+	struct p256sign *h;
+	int l, c, filler, rc, saved;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/s.sock", dir);
+	l = socket(AF_UNIX, SOCK_STREAM, 0);
+	CHECK(l >= 0 && bind(l, (struct sockaddr *)&addr, sizeof(addr)) == 0 && listen(l, 0) == 0);
+	CHECK_RC(p256sign_connect(&h, addr.sun_path), 0);	/* the backlog's one place */
+	CHECK_RC(p256sign_set_timeout(h, 300), 0);
+	c = accept(l, NULL, NULL);
+	CHECK(c >= 0 && close(c) == 0);				/* that connection ends */
+	filler = socket(AF_UNIX, SOCK_STREAM, 0);
+	CHECK(filler >= 0 && connect(filler, (struct sockaddr *)&addr, sizeof(addr)) == 0);
+	CHECK(sigaction(SIGALRM, &sa, NULL) == 0);
+	CHECK(setitimer(ITIMER_REAL, &every_20ms, NULL) == 0);
+	CHECK(p256sign_ping(h) != 0);		/* finds the connection closed */
+	alarms = 0;
+	rc = p256sign_ping(h);			/* reconnects into the full backlog */
+	saved = errno;
+	CHECK(setitimer(ITIMER_REAL, &off, NULL) == 0);
+	CHECK_RC(rc, P256SIGN_E_CONNECT);
+	CHECK(saved != EINTR);
+	CHECK(alarms >= 3);			/* the wait went on through several signals */
+	p256sign_close(h);
+	close(filler);
+	close(l);
+	unlink(addr.sun_path);
+	rmdir(dir);
 }
 
 /* The daemon dies with the request written: P256SIGN_E_CLOSED, no SIGPIPE, no re-send. */
@@ -439,6 +492,7 @@ static const struct {
 	{ "strerror", case_strerror },
 	{ "absent", case_absent },
 	{ "timeout", case_timeout },
+	{ "connect-signals", case_connect_signals },
 	{ "closed", case_closed },
 	{ "garbage", case_garbage },
 	{ "reconnect", case_reconnect },
