@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
+"""The benchmark programs behind docs/performance.md still run and report what the page reads
+from them: bench-load's --runs (every run with its own yardstick, the targets judged on the median
+run) and the CPU split per signature; bench-floor's transport figures. Nothing here asserts a
+speed: the machine running the tests is not the benchmark machine."""
+import json
+import statistics
+import subprocess
+import sys
+
+BENCH_LOAD, BENCH_FLOOR = sys.argv[1], sys.argv[2]
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def run(args, expect=0):
+    p = subprocess.run(args, capture_output=True, text=True, timeout=100)
+    if p.returncode != expect:
+        fail("%s: exit %d, expected %d\n%s" % (" ".join(args), p.returncode, expect, p.stderr))
+    return p.stdout
+
+
+def check_load():
+    out = json.loads(run([BENCH_LOAD, "--connections", "1,64", "--seconds", "0.2", "--runs", "2",
+                          "--json"]))
+    rows = out["runs"]
+    if len(rows) != 2 * 2 * 2:
+        fail("bench-load: %d rows for 2 runs x 2 daemons x 2 connection counts" % len(rows))
+    if sorted({r["run"] for r in rows}) != [1, 2]:
+        fail("bench-load: run numbers %s" % sorted({r["run"] for r in rows}))
+    for r in rows:
+        if r["errors"] != 0 or r["signs_per_s"] <= 0 or r["signs_per_cpu_s"] <= 0:
+            fail("bench-load: row %s" % r)
+        cpu = r["cpu_us_per_sign"]
+        if min(cpu["parent"], cpu["workers"], cpu["bench_load"]) <= 0:
+            fail("bench-load: CPU split missing in %s" % r)
+        if not 0 < r["ratio"] < 5 or not 0 < r["sign_us"] < 10000:
+            fail("bench-load: ratio or sign_us out of any sense in %s" % r)
+    off = [r for r in rows if r["verify_after_sign"] is False]
+    t = out["targets"]
+    ratios = [r["ratio"] for r in off if r["connections"] == 64]
+    extras = [r["p50_us"] - r["sign_us"] for r in off if r["connections"] == 1]
+    # The median of two runs is their mean; the rows are rounded to 0.001 and 0.1 us.
+    if abs(t["ratio_64"]["median"] - statistics.median(ratios)) > 0.002 or \
+            t["ratio_64"]["runs"] != 2 or t["ratio_64"]["min"] > t["ratio_64"]["max"]:
+        fail("bench-load: ratio_64 %s against rows %s" % (t["ratio_64"], ratios))
+    if abs(t["p50_minus_sign_us_1"]["median"] - statistics.median(extras)) > 0.2:
+        fail("bench-load: p50_minus_sign_us_1 %s against rows %s" % (t["p50_minus_sign_us_1"],
+                                                                   extras))
+    for bad in (["--runs", "0"], ["--runs", "51"]):
+        run([BENCH_LOAD] + bad, expect=2)
+    text = run([BENCH_LOAD, "--connections", "1", "--seconds", "0.2", "--runs", "2"])
+    if "run 2 of 2" not in text or "median of 2 runs" not in text:
+        fail("bench-load: text output without the runs:\n" + text)
+
+
+def check_floor():
+    out = json.loads(run([BENCH_FLOOR, "--connections", "8", "--seconds", "0.3", "--json"]))
+    if out["round_trips_per_s"] <= 0 or out["cpu_us_per_round_trip"] <= 0:
+        fail("bench-floor: %s" % out)
+    # A SIGN request carries a 32-byte digest, its raw response a 64-byte signature.
+    if out["request_bytes"] <= 32 or out["response_bytes"] <= 64:
+        fail("bench-floor: frame sizes %s" % out)
+    for bad in (["--connections", "0"], ["--seconds", "0"], ["extra"]):
+        run([BENCH_FLOOR] + bad, expect=2)
+
+
+check_load()
+check_floor()
+print("ok")
