@@ -43,25 +43,34 @@ int p256_sign(const uint8_t d[P256_SCALAR_LEN], const uint8_t digest[P256_DIGEST
 
 /*
  * A private key ready for sign_checked: the scalar, its public point and a verifier built once
- * for it (OpenSSL's precomputed multiples of the public point, about 150 KiB). Initialise with p256_key_init, release with p256_key_clear (which
+ * for it (OpenSSL's precomputed multiples of the public point, about 150 KiB and 25 ms).
+ * Initialise with p256_key_init (or p256_key_init_untabled), release with p256_key_clear (which
  * wipes d). The fields are visible so that tests can inject faults; callers must not write them.
  */
 struct p256_key {
 	uint8_t d[P256_SCALAR_LEN];
 	uint8_t pub[P256_POINT_LEN];
-	void *verifier;		/* EC_GROUP *: P-256 with pub as generator, and its table */
+	void *verifier;		/* EC_GROUP *: P-256 with pub as generator, and its table; or NULL */
 };
 
 /* Checks d's range, computes its public point (constant time) and builds the verifier. */
 int p256_key_init(struct p256_key *key, const uint8_t d[P256_SCALAR_LEN]);
+
+/*
+ * p256_key_init without the verifier's table (verifier NULL), for a key that signs mostly with
+ * p256_sign: p256_sign_checked still verifies fully, multiplying the public point without a
+ * table (about 30 us more per signature).
+ */
+int p256_key_init_untabled(struct p256_key *key, const uint8_t d[P256_SCALAR_LEN]);
 
 /* Wipes d and frees the verifier; safe on a zeroed or cleared key. */
 void p256_key_clear(struct p256_key *key);
 
 /*
  * p256_sign with key->d, then a full ECDSA verification of the result under key->pub (the
- * range of r and s, then (e/s)G + (r/s)Q, Q from its precomputed table) before it is released:
- * a signature that does not verify (a fault during signing) is wiped and P256_ERR_FAULT returned.
+ * range of r and s, then (e/s)G + (r/s)Q, Q from its precomputed table if it has one) before it
+ * is released: a signature that does not verify (a fault during signing) is wiped and
+ * P256_ERR_FAULT returned.
  */
 int p256_sign_checked(const struct p256_key *key, const uint8_t digest[P256_DIGEST_LEN],
 	enum p256_nonce mode, const uint8_t *extra, size_t extra_len, uint8_t sig[P256_SIG_LEN]);

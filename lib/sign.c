@@ -162,13 +162,14 @@ out:
 	return r;
 }
 
-int p256_key_init(struct p256_key *key, const uint8_t d[P256_SCALAR_LEN])
+static int key_init(struct p256_key *key, const uint8_t d[P256_SCALAR_LEN], int tabled)
 {
 	EC_GROUP *table = NULL;
 	int r;
 
 	memset(key, 0, sizeof(*key));
-	if ((r = p256_public_from_private(d, key->pub)) != 0 || (r = verifier_new(key->pub, &table)) != 0)
+	if ((r = p256_public_from_private(d, key->pub)) != 0 ||
+	    (tabled && (r = verifier_new(key->pub, &table)) != 0))
 		goto out;
 	memcpy(key->d, d, P256_SCALAR_LEN);
 	key->verifier = table;
@@ -176,6 +177,16 @@ out:
 	if (r != 0)
 		p256_key_clear(key);
 	return r;
+}
+
+int p256_key_init(struct p256_key *key, const uint8_t d[P256_SCALAR_LEN])
+{
+	return key_init(key, d, 1);
+}
+
+int p256_key_init_untabled(struct p256_key *key, const uint8_t d[P256_SCALAR_LEN])
+{
+	return key_init(key, d, 0);
 }
 
 void p256_key_clear(struct p256_key *key)
@@ -188,20 +199,23 @@ int p256_sign_checked(const struct p256_key *key, const uint8_t digest[P256_DIGE
 	enum p256_nonce mode, const uint8_t *extra, size_t extra_len, uint8_t sig[P256_SIG_LEN])
 {
 	BN_CTX *ctx = NULL;
+	EC_POINT *q = NULL;
 	int r;
 
 	if ((r = p256_sign(key->d, digest, mode, extra, extra_len, sig)) != 0)
 		goto out;
 	r = P256_ERR_INTERNAL;
-	if ((ctx = BN_CTX_new()) == NULL)
+	if ((ctx = BN_CTX_new()) == NULL ||
+	    (key->verifier == NULL && ec_point_decode(key->pub, P256_POINT_LEN, &q, ctx) != 0))
 		goto out;
 	/* Only OpenSSL failing is not a fault of the signature. */
-	r = ec_verify_sig(NULL, key->verifier, digest, sig, ctx);
+	r = ec_verify_sig(q, key->verifier, digest, sig, ctx);
 	if (r != 0 && r != P256_ERR_INTERNAL)
 		r = P256_ERR_FAULT;
 out:
 	if (r != 0)
 		explicit_bzero(sig, P256_SIG_LEN);
+	EC_POINT_free(q);
 	BN_CTX_free(ctx);
 	return r;
 }

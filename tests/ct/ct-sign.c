@@ -111,6 +111,12 @@ int main(void)
 		"p256_sign_checked hedged");
 	p256_key_clear(&key);
 
+	ok(p256_key_init_untabled(&key, d), "p256_key_init_untabled");
+	secret(key.d, sizeof(key.d));
+	ok(p256_sign_checked(&key, digest, P256_NONCE_HEDGED, NULL, 0, sig),
+		"p256_sign_checked hedged, untabled key");
+	p256_key_clear(&key);
+
 	scalar_functions(d, other);
 	drbg_functions(d, digest);
 

@@ -56,8 +56,14 @@ static void check_rfc6979(const json_t *v)
 	CHECK_MEM(sig + 32, low, 32);
 	CHECK_INT(p256_verify(pub, 65, digest, sig, P256_VERIFY_LOW_S), 0);
 
-	/* sign_checked with the same key gives the same signature */
+	/* sign_checked with the same key gives the same signature, with or without the table */
 	CHECK_INT(p256_key_init(&key, d), 0);
+	CHECK_MEM(key.pub, want_pub, 65);
+	CHECK_INT(p256_sign_checked(&key, digest, P256_NONCE_DETERMINISTIC, NULL, 0, sig), 0);
+	CHECK_MEM(sig, want, 64);
+	p256_key_clear(&key);
+	CHECK_INT(p256_key_init_untabled(&key, d), 0);
+	CHECK(key.verifier == NULL);
 	CHECK_MEM(key.pub, want_pub, 65);
 	CHECK_INT(p256_sign_checked(&key, digest, P256_NONCE_DETERMINISTIC, NULL, 0, sig), 0);
 	CHECK_MEM(sig, want, 64);
@@ -232,6 +238,39 @@ static void check_fault(void)
 	p256_key_clear(&other);
 }
 
+/* Without the table, sign_checked verifies with the public point itself: faults still caught. */
+static void check_fault_untabled(void)
+{
+	uint8_t d[32] = { 0x42, 0x17 }, d2[32] = { 0x17, 0x42 }, sig[64];
+	struct p256_key key, other;
+
+	CHECK_INT(p256_key_init_untabled(&key, d), 0);
+	CHECK_INT(p256_key_init_untabled(&other, d2), 0);
+	CHECK_INT(p256_sign_checked(&key, DIGEST, P256_NONCE_HEDGED, NULL, 0, sig), 0);
+	CHECK_INT(p256_verify(key.pub, 65, DIGEST, sig, 0), 0);
+
+	/* a flipped bit of d */
+	key.d[0] ^= 0x80;
+	memset(sig, 0xaa, sizeof(sig));
+	CHECK_INT(p256_sign_checked(&key, DIGEST, P256_NONCE_HEDGED, NULL, 0, sig), P256_ERR_FAULT);
+	CHECK(all_zero(sig, 64));
+	key.d[0] ^= 0x80;
+
+	/* another key's public point */
+	memcpy(key.pub, other.pub, 65);
+	memset(sig, 0xaa, sizeof(sig));
+	CHECK_INT(p256_sign_checked(&key, DIGEST, P256_NONCE_DETERMINISTIC, NULL, 0, sig),
+		P256_ERR_FAULT);
+	CHECK(all_zero(sig, 64));
+
+	/* out-of-range scalars are refused as by p256_key_init */
+	memset(d2, 0xff, sizeof(d2));
+	CHECK_INT(p256_key_init_untabled(&other, d2), P256_ERR_SCALAR_RANGE);
+	CHECK(all_zero((const uint8_t *)&other, sizeof(other)));
+	p256_key_clear(&key);
+	CHECK(all_zero((const uint8_t *)&key, sizeof(key)));
+}
+
 int main(int argc, char **argv)
 {
 	json_t *j, *v;
@@ -246,5 +285,6 @@ int main(int argc, char **argv)
 	json_decref(j);
 	check_key_range();
 	check_fault();
+	check_fault_untabled();
 	return test_done("test-sign");
 }
