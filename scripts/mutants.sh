@@ -128,7 +128,11 @@ mutant hedge-dropped lib/sign.c unit \
 mutant private-range-unchecked lib/sign.c unit \
 	's/return ok ? 0 : P256_ERR_SCALAR_RANGE;/return 0;/'
 mutant sign-checked-no-verify lib/sign.c unit \
-	's/r = ec_verify_sig(NULL, key->verifier, digest, sig, ctx);/r = 0;/'
+	's/r = ec_verify_sig(q, key->verifier, digest, sig, ctx);/r = 0;/'
+mutant table-never-built lib/sign.c unit \
+	's/return key_init(key, d, 1);/return key_init(key, d, 0);/'
+mutant untabled-builds-table lib/sign.c unit \
+	's/return key_init(key, d, 0);/return key_init(key, d, 1);/'
 
 # mod-n arithmetic (lib/scalar.c)
 mutant mont-low-limb-dropped lib/scalar.c unit \
