@@ -54,15 +54,19 @@ struct options {
 	int json;
 };
 
+/* CPU seconds used so far by each kind of process; the daemon's are 0 when it is not ours. Also
+ * the CPU time of each per signature of a run. */
+struct cpu_split {
+	double parent, workers, self;
+};
+
 struct result {
 	unsigned run;			/* 1..runs */
 	int verify_after_sign;		/* -1: unknown (external daemon) */
 	unsigned conns, depth;
 	double seconds, rate, p50_us, p99_us;
 	double per_cpu_s;		/* signs per CPU-second of daemon and bench-load; 0: unknown */
-	struct {
-		double parent, workers, self;
-	} us_per_sign;			/* CPU time of each per signature; the daemon's 0: unknown */
+	struct cpu_split us_per_sign;	/* microseconds; the daemon's 0: unknown */
 	unsigned long errors;
 	double ratio;			/* rate / in-process rate on all cores, of this run */
 	double cpu_ratio;		/* per_cpu_s / in-process signs per CPU-second; 0: unknown */
@@ -122,11 +126,6 @@ static double proc_cpu_s(pid_t pid)
 		return 0;
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
-
-/* CPU seconds used so far by each kind of process; the daemon's are 0 when it is not ours. */
-struct cpu_split {
-	double parent, workers, self;
-};
 
 /* The daemon's workers are its children. */
 static void cpu_now(pid_t daemon, struct cpu_split *c)
