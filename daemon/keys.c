@@ -48,10 +48,12 @@ static int load_one(const struct config *cfg, size_t i, struct keytab *kt, char 
 		r = P256_ERR_KEY_FILE;
 		goto out;
 	}
+	if ((r = keyfile_load(path, &kf)) != 0)
+		goto out;
 	/* The verifier's table (150 KiB, 25 ms) only for a key that verifies every signature. */
-	if ((r = keyfile_load(path, &kf)) != 0 ||
-	    (r = (ck->verify_after_sign ? p256_key_init : p256_key_init_untabled)(&kt->priv[i],
-	    kf.d)) != 0)
+	r = ck->verify_after_sign ? p256_key_init(&kt->priv[i], kf.d) :
+	    p256_key_init_untabled(&kt->priv[i], kf.d);
+	if (r != 0)
 		goto out;
 	if (ck->certificate != NULL) {
 		what = ck->certificate;
