@@ -523,6 +523,17 @@ static int parse_list(const char *s, struct options *o)
 	return *end == '\0' ? 0 : -1;
 }
 
+/* A count of 1 to max given on the command line. */
+static int parse_count(const char *s, unsigned max, unsigned *out)
+{
+	unsigned long v = strtoul(s, NULL, 10);
+
+	if (v == 0 || v > max)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct options *o)
 {
 	static const struct option opts[] = {
@@ -549,8 +560,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return -1;
 			break;
 		case 'p':
-			o->depth = (unsigned)strtoul(optarg, NULL, 10);
-			if (o->depth == 0 || o->depth > MAX_DEPTH)
+			if (parse_count(optarg, MAX_DEPTH, &o->depth) != 0)
 				return -1;
 			break;
 		case 't':
@@ -559,13 +569,11 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return -1;
 			break;
 		case 'w':
-			o->workers = (unsigned)strtoul(optarg, NULL, 10);
-			if (o->workers == 0 || o->workers > 256)
+			if (parse_count(optarg, 256, &o->workers) != 0)
 				return -1;
 			break;
 		case 'r':
-			o->runs = (unsigned)strtoul(optarg, NULL, 10);
-			if (o->runs == 0 || o->runs > MAX_RUNS)
+			if (parse_count(optarg, MAX_RUNS, &o->runs) != 0)
 				return -1;
 			break;
 		case 'b':
