@@ -71,22 +71,30 @@ static int answer(const struct keytab *kt, const struct ipc_header *h, const uin
 	}
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
+/* Writes the *len bytes of answers gathered in out and empties it; -1 (logged) on failure. */
+static int send_answers(int fd, const uint8_t *out, size_t *len)
 {
+	const uint8_t *p = out;
+	size_t n = *len;
+
 	while (n > 0) {
 		ssize_t w = write(fd, p, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
+		if (w <= 0) {
+			log_error("worker %d: write: %s", (int)getpid(),
+			    w < 0 ? strerror(errno) : "nothing written");
 			return -1;
+		}
 		p += w;
 		n -= (size_t)w;
 	}
+	*len = 0;
 	return 0;
 }
 
-/* Reads, answers and writes batches until the parent closes the socketpair. */
+/* Reads, answers and writes batches until the parent closes the socketpair (worker.h). */
 static int serve(int fd, const struct keytab *kt, unsigned poll_us)
 {
 	/* Every message is at least a header long, which bounds the answers to one read. */
@@ -97,7 +105,7 @@ static int serve(int fd, const struct keytab *kt, unsigned poll_us)
 	for (;;) {
 		struct ipc_header h;
 		const uint8_t *body;
-		size_t off = 0, used, len = 0;
+		size_t off = 0, used, len = 0, answered = 0;
 		ssize_t n = busypoll_read(fd, in + have, sizeof(in) - have, poll_us);
 		int r;
 
@@ -117,6 +125,8 @@ static int serve(int fd, const struct keytab *kt, unsigned poll_us)
 				return -1;
 			}
 			off += used;
+			if (++answered % IPC_ANSWERS_PER_WRITE == 0 && send_answers(fd, out, &len) != 0)
+				return -1;
 		}
 		if (r < 0) {
 			log_error("worker %d: malformed message from the parent", (int)getpid());
@@ -124,10 +134,8 @@ static int serve(int fd, const struct keytab *kt, unsigned poll_us)
 		}
 		memmove(in, in + off, have - off);
 		have -= off;
-		if (write_all(fd, out, len) != 0) {
-			log_error("worker %d: write: %s", (int)getpid(), strerror(errno));
+		if (send_answers(fd, out, &len) != 0)
 			return -1;
-		}
 	}
 }
 

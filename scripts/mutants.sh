@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: ISC
-# Mutation check of the signing core: each mutant below is a deliberate bug (a sed edit of one
-# file in lib/) that the tests must notice. The tree is copied to a temporary directory (tracked
-# and new files, not build directories), built once, and for each mutant the file is edited,
-# the unit-test programs rebuilt incrementally with ninja and the unit suite run (plus the
-# valgrind ct suite for the constant-time mutants). Prints one line per mutant, killed or
-# SURVIVED, and a total; exits non-zero if a mutant survived, no longer applies (a sed pattern
-# that does not match, so refactors cannot silently neuter the check) or does not build.
+# Mutation check of the signing core (and of the worker's batching): each mutant below is a
+# deliberate bug (a sed edit of one file in lib/ or daemon/) that the tests must notice. The tree
+# is copied to a temporary directory (tracked and new files, not build directories), built once,
+# and for each mutant the file is edited, the unit-test programs rebuilt incrementally with ninja
+# and the unit suite run (plus the valgrind ct suite for the constant-time mutants). Prints one
+# line per mutant, killed or SURVIVED, and a total; exits non-zero if a mutant survived, no longer
+# applies (a sed pattern that does not match, so refactors cannot silently neuter the check) or
+# does not build.
 # Usage: scripts/mutants.sh [NAME-SUBSTRING]   (runs the matching mutants only)
 # MUTANTS_ALL_TESTS=1 runs every test for every mutant (slower) to list all that kill it.
 set -u
@@ -181,6 +182,10 @@ mutant der-trailing-accepted lib/der.c unit \
 	's/(r = cursor_get_der(&c, 0x30, &seq)) != 0 || (r = cursor_end(&c)) != 0 ||/(r = cursor_get_der(\&c, 0x30, \&seq)) != 0 ||/'
 mutant der-sign-byte-dropped lib/der.c unit \
 	's/int pad = (v\[skip\] \& 0x80) != 0;/int pad = 0;/'
+
+# the worker's batching (daemon/worker.c)
+mutant answers-once-per-batch daemon/worker.c unit \
+	's/if (++answered % IPC_ANSWERS_PER_WRITE == 0 \&\& /if (0 \&\& /'
 
 total=$((killed + survived + broken))
 echo "mutants: $killed killed, $survived survived, $broken broken of $total in $(($(date +%s) - start)) s"
