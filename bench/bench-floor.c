@@ -15,12 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench-clock.h"
 #include "proto.h"
 
 #define MAX_CONNS 1024
@@ -30,24 +29,6 @@ struct frames {
 	uint8_t request[FRAME_MAX], response[FRAME_MAX];
 	size_t request_len, response_len;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double cpu_s(int who)
-{
-	struct rusage ru;
-
-	if (getrusage(who, &ru) != 0)
-		return 0;
-	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-	    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
 
 /* The frames bench-load and p256signd exchange: SIGN by name "bench", raw r || s back. */
 static int make_frames(struct frames *f)
@@ -124,7 +105,7 @@ static int pump(const int *fd, unsigned n, size_t expect, const uint8_t *reply, 
 				goto out;
 			for (have[i] += (size_t)got; have[i] >= expect; have[i] -= expect) {
 				(*frames)++;
-				if (deadline > 0 && now_s() >= deadline) {
+				if (deadline > 0 && mono_s() >= deadline) {
 					inflight--;
 					continue;
 				}
@@ -196,19 +177,19 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < made; i++)
 		close(afd[i]);
 	amade = 0;
-	start = now_s();
+	start = mono_s();
 	/* The client sends requests and expects responses: the roles' frames swap. */
 	if (pump(cfd, made, f.response_len, f.request, f.request_len, start + seconds,
 	    &frames) != 0)
 		goto out;
-	elapsed = now_s() - start;
+	elapsed = mono_s() - start;
 	for (unsigned i = 0; i < made; i++)
 		close(cfd[i]);
 	cmade = 0;
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		goto out;
 	pid = -1;
-	cpu = cpu_s(RUSAGE_SELF) + cpu_s(RUSAGE_CHILDREN);
+	cpu = rusage_cpu_s(RUSAGE_SELF) + rusage_cpu_s(RUSAGE_CHILDREN);
 	if (json)
 		printf("{\"request_bytes\": %zu, \"response_bytes\": %zu, \"round_trips_per_s\": %.0f, "
 		    "\"cpu_us_per_round_trip\": %.2f}\n", f.request_len, f.response_len,

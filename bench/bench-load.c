@@ -23,7 +23,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/random.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -31,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-clock.h"
 #include "p256.h"
 #include "proto.h"
 
@@ -79,31 +79,12 @@ struct bconn {
 	size_t rlen;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* CPU seconds used so far by this process (all its threads). */
-static double self_cpu_s(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_SELF, &ru) != 0)
-		return 0;
-	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-	    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 /* CPU seconds used so far by process pid, from /proc/PID/stat (utime and stime); 0 if gone. */
@@ -134,7 +115,7 @@ static void cpu_now(pid_t daemon, struct cpu_split *c)
 	FILE *f;
 	int child;
 
-	*c = (struct cpu_split){ .self = self_cpu_s() };
+	*c = (struct cpu_split){ .self = rusage_cpu_s(RUSAGE_SELF) };
 	if (daemon == 0)
 		return;
 	c->parent = proc_cpu_s(daemon);
@@ -161,7 +142,7 @@ static void *sign_loop(void *arg)
 	struct signer *s = arg;
 	uint8_t digest[P256_DIGEST_LEN] = { 1 }, sig[P256_SIG_LEN];
 
-	while (now_s() < s->until) {
+	while (mono_s() < s->until) {
 		for (int i = 0; i < 16; i++, s->count++) {
 			digest[0] = (uint8_t)s->count;
 			if (p256_sign(s->d, digest, P256_NONCE_HEDGED, NULL, 0, sig) != 0)
@@ -177,7 +158,7 @@ static int inprocess_rate(const uint8_t d[P256_SCALAR_LEN], unsigned threads, do
 {
 	struct signer s[64];
 	unsigned long total = 0;
-	double start = now_s(), cpu = self_cpu_s();
+	double start = mono_s(), cpu = rusage_cpu_s(RUSAGE_SELF);
 	unsigned i, started;
 	int r = 0;
 
@@ -193,8 +174,8 @@ static int inprocess_rate(const uint8_t d[P256_SCALAR_LEN], unsigned threads, do
 		total += s[i].count;
 		r |= s[i].failed;
 	}
-	*rate = (double)total / (now_s() - start);
-	cpu = self_cpu_s() - cpu;
+	*rate = (double)total / (mono_s() - start);
+	cpu = rusage_cpu_s(RUSAGE_SELF) - cpu;
 	*per_cpu_s = cpu > 0 ? (double)total / cpu : 0;
 	return started == threads && r == 0 ? 0 : -1;
 }
@@ -437,7 +418,7 @@ static int run_load(struct load *l, const char *sock, unsigned nconns, struct re
 		}
 	}
 	cpu_now(l->daemon, &cpu0);
-	start = now_s();
+	start = mono_s();
 	end = start + l->o->seconds;
 	for (i = 0; i < nconns; i++) {
 		if (send_requests(l, &c[i], l->o->depth) != 0)
@@ -445,7 +426,7 @@ static int run_load(struct load *l, const char *sock, unsigned nconns, struct re
 		inflight += l->o->depth;
 	}
 	while (inflight > 0) {
-		int counting = now_s() < end;
+		int counting = mono_s() < end;
 		int n = epoll_wait(ep, ev, 64, 5000);
 
 		if (n <= 0) {

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: ISC */
+#ifndef P256SIGN_BENCH_CLOCK_H
+#define P256SIGN_BENCH_CLOCK_H
+
+/* Wall-clock and CPU-time readings shared by bench-load and bench-floor. */
+#include <sys/resource.h>
+#include <time.h>
+
+/* Seconds on CLOCK_MONOTONIC. */
+static inline double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* CPU seconds (user + system) of getrusage(who): RUSAGE_SELF or RUSAGE_CHILDREN; 0 on failure. */
+static inline double rusage_cpu_s(int who)
+{
+	struct rusage ru;
+
+	if (getrusage(who, &ru) != 0)
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+#endif
