@@ -108,23 +108,30 @@ static double proc_cpu_s(pid_t pid)
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
-/* The daemon's workers are its children. */
-static void cpu_now(pid_t daemon, struct cpu_split *c)
+/* CPU seconds of pid's descendants: the key-holder and, below it, the signers. */
+static double descendants_cpu_s(pid_t pid)
 {
 	char path[64];
 	FILE *f;
 	int child;
+	double sum = 0;
 
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return 0;
+	while (fscanf(f, "%d", &child) == 1)
+		sum += proc_cpu_s(child) + descendants_cpu_s(child);
+	fclose(f);
+	return sum;
+}
+
+static void cpu_now(pid_t daemon, struct cpu_split *c)
+{
 	*c = (struct cpu_split){ .self = rusage_cpu_s(RUSAGE_SELF) };
 	if (daemon == 0)
 		return;
 	c->parent = proc_cpu_s(daemon);
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)daemon, (int)daemon);
-	if ((f = fopen(path, "r")) == NULL)
-		return;
-	while (fscanf(f, "%d", &child) == 1)
-		c->workers += proc_cpu_s(child);
-	fclose(f);
+	c->workers = descendants_cpu_s(daemon);
 }
 
 /* ---- in-process yardstick ------------------------------------------------------------------ */

@@ -12,9 +12,11 @@
 #include "proto.h"
 
 #define WORKERS_MAX 256
-#define KEYS_MAX 128	/* LIST_KEYS must fit in one frame */
 #define BUSY_POLL_MAX_US 1000
 #define BUSY_POLL_DEFAULT_US 100
+/* Without "worker_timeout_ms": half of request_timeout_ms, within these. */
+#define WORKER_TIMEOUT_DEFAULT_MS 2000
+#define WORKER_TIMEOUT_MIN_MS 10
 
 struct ctx {
 	const char *path;
@@ -134,7 +136,7 @@ static int get_limits(struct ctx *x, json_t *root, struct config_limits *l)
 {
 	static const char *const fields[] = { "max_connections", "max_inflight_per_connection",
 		"max_inflight", "max_frame_bytes", "idle_timeout_ms", "frame_timeout_ms",
-		"request_timeout_ms", "shutdown_timeout_ms", NULL };
+		"request_timeout_ms", "shutdown_timeout_ms", "worker_timeout_ms", NULL };
 	json_t *o = json_object_get(root, "limits");
 	const unsigned day = 86400000;
 
@@ -152,7 +154,9 @@ static int get_limits(struct ctx *x, json_t *root, struct config_limits *l)
 	    get_uint(x, o, "limits", "idle_timeout_ms", 1, day, &l->idle_timeout_ms) != 0 ||
 	    get_uint(x, o, "limits", "frame_timeout_ms", 1, day, &l->frame_timeout_ms) != 0 ||
 	    get_uint(x, o, "limits", "request_timeout_ms", 1, day, &l->request_timeout_ms) != 0 ||
-	    get_uint(x, o, "limits", "shutdown_timeout_ms", 1, day, &l->shutdown_timeout_ms) != 0)
+	    get_uint(x, o, "limits", "shutdown_timeout_ms", 1, day, &l->shutdown_timeout_ms) != 0 ||
+	    get_uint(x, o, "limits", "worker_timeout_ms", WORKER_TIMEOUT_MIN_MS, day,
+	    &l->worker_timeout_ms) != 0)
 		return -1;
 	return 0;
 }
@@ -202,8 +206,8 @@ static int get_keys(struct ctx *x, json_t *root, struct config *cfg)
 
 	if (a == NULL)
 		return fail(x, "", "keys", "missing");
-	if (!json_is_array(a) || json_array_size(a) == 0 || json_array_size(a) > KEYS_MAX)
-		return fail(x, "", "keys", "must be an array of 1 to %d keys", KEYS_MAX);
+	if (!json_is_array(a) || json_array_size(a) == 0 || json_array_size(a) > CONFIG_KEYS_MAX)
+		return fail(x, "", "keys", "must be an array of 1 to %d keys", CONFIG_KEYS_MAX);
 	if ((cfg->keys = calloc(json_array_size(a), sizeof(*cfg->keys))) == NULL)
 		return fail(x, "", "keys", "out of memory");
 	for (i = 0; i < json_array_size(a); i++) {
@@ -237,7 +241,10 @@ static void set_defaults(struct config *cfg)
 		.max_frame_bytes = PROTO_FRAME_MAX,
 		.idle_timeout_ms = 60000,
 		.frame_timeout_ms = 5000,
-		.request_timeout_ms = 10000,
+		/* Nested: a hung signer is replaced before a request times out, and a request times
+		 * out in the daemon before the client library's own 5 s deadline gives up on it. */
+		.worker_timeout_ms = 0,		/* unset: derived in config_load */
+		.request_timeout_ms = 4000,
 		.shutdown_timeout_ms = 10000,
 	};
 }
@@ -245,7 +252,7 @@ static void set_defaults(struct config *cfg)
 int config_load(const char *path, struct config *cfg, char *err, size_t errlen)
 {
 	static const char *const fields[] = { "socket", "socket_mode", "socket_group", "user",
-		"workers", "busy_poll_us", "limits", "keys", NULL };
+		"signer_user", "workers", "busy_poll_us", "limits", "keys", NULL };
 	struct ctx x = { .path = path, .err = err, .errlen = errlen };
 	json_error_t je;
 	json_t *root = NULL;
@@ -273,6 +280,7 @@ int config_load(const char *path, struct config *cfg, char *err, size_t errlen)
 	    get_mode(&x, root, &cfg->socket_mode) != 0 ||
 	    get_str(&x, root, "", "socket_group", 0, &cfg->socket_group) != 0 ||
 	    get_str(&x, root, "", "user", 0, &cfg->user) != 0 ||
+	    get_str(&x, root, "", "signer_user", 0, &cfg->signer_user) != 0 ||
 	    get_uint(&x, root, "", "workers", 1, WORKERS_MAX, &cfg->workers) != 0 ||
 	    get_uint(&x, root, "", "busy_poll_us", 0, BUSY_POLL_MAX_US, &cfg->busy_poll_us) != 0 ||
 	    get_limits(&x, root, &cfg->limits) != 0 || get_keys(&x, root, cfg) != 0)
@@ -280,6 +288,18 @@ int config_load(const char *path, struct config *cfg, char *err, size_t errlen)
 	if (cfg->socket == NULL && (cfg->socket = strdup(CONFIG_SOCKET_DEFAULT)) == NULL) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto out;
+	}
+	if (cfg->signer_user == NULL && cfg->user != NULL &&
+	    (cfg->signer_user = strdup(cfg->user)) == NULL) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto out;
+	}
+	if (cfg->limits.worker_timeout_ms == 0) {
+		unsigned half = cfg->limits.request_timeout_ms / 2;
+
+		cfg->limits.worker_timeout_ms = half > WORKER_TIMEOUT_DEFAULT_MS ?
+		    WORKER_TIMEOUT_DEFAULT_MS : half < WORKER_TIMEOUT_MIN_MS ?
+		    WORKER_TIMEOUT_MIN_MS : half;
 	}
 	if (cfg->limits.max_inflight_per_connection > cfg->limits.max_inflight) {
 		fail(&x, "limits", "max_inflight_per_connection", "must not exceed max_inflight");
@@ -303,5 +323,6 @@ void config_free(struct config *cfg)
 	free(cfg->socket);
 	free(cfg->socket_group);
 	free(cfg->user);
+	free(cfg->signer_user);
 	memset(cfg, 0, sizeof(*cfg));
 }

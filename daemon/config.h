@@ -11,6 +11,7 @@
 /* The daemon's configuration file (JSON; docs/config.md lists every field and its default). */
 
 #define CONFIG_SOCKET_DEFAULT "/run/p256sign/p256sign.sock"
+#define CONFIG_KEYS_MAX 128		/* LIST_KEYS must fit in one frame */
 
 struct config_key {
 	char *name;			/* 1..64 of [A-Za-z0-9._-], unique */
@@ -29,6 +30,7 @@ struct config_limits {
 	unsigned frame_timeout_ms;
 	unsigned request_timeout_ms;
 	unsigned shutdown_timeout_ms;
+	unsigned worker_timeout_ms;	/* a signer silent this long is replaced */
 };
 
 struct config {
@@ -36,7 +38,8 @@ struct config {
 	char *socket;
 	mode_t socket_mode;
 	char *socket_group;		/* NULL: leave the group alone */
-	char *user;			/* NULL: do not change user */
+	char *user;			/* the parent's user; NULL: do not change user */
+	char *signer_user;		/* the key-holder's and signers'; defaults to user */
 	unsigned workers;
 	unsigned busy_poll_us;		/* busypoll.h */
 	struct config_limits limits;

@@ -6,37 +6,46 @@
 #include <stdint.h>
 
 #include "p256.h"
+#include "proc.h"
+#include "proto.h"
 
 /*
- * Messages between the parent and a worker over their socketpair (a byte stream). Each message is
- * a fixed header followed by exactly ipc_body_len(type) bytes. Both ends are on the same machine,
- * so integers are in host order. A worker answers in the order it was asked, and every reply
- * echoes its request's id; the parent checks the id of each reply against the oldest request it
- * sent to that worker. Several messages travel in one read or write (batching).
+ * Messages between the daemon's roles (proc.h), declared once in ipc.c's table: type, sender ->
+ * receiver, fixed body size, the most trailing bytes it may carry, and the reply it expects. A
+ * message is a fixed header and a body of at least the type's fixed size; both ends are this
+ * machine, so integers are in host order. ipc_next checks the type, the sender and receiver, the
+ * flags and the length against the table before any body field is read. Every request carries an
+ * id that its reply echoes; the parent matches a signer's replies against the oldest request it
+ * sent to that signer (a signer answers in order). Several messages travel in one read or write
+ * (batching) on the parent <-> signer byte stream; the key-holder's channel is a SOCK_SEQPACKET
+ * pair, so that a descriptor passed with SCM_RIGHTS arrives with its own message.
  */
 enum ipc_type {
-	IPC_SIGN = 1,		/* parent -> worker: struct ipc_sign; key = key table index */
-	IPC_SIGNATURE = 2,	/* worker -> parent: struct ipc_signature, the answer to IPC_SIGN */
-	IPC_SELFTEST = 3,	/* parent -> worker: no body; run the start-up self-test */
-	IPC_SELFTEST_RESULT = 4, /* worker -> parent: struct ipc_signature with the known-answer signature */
-	IPC_PING = 5,		/* parent -> worker: no body; liveness check for the watchdog */
-	IPC_PONG = 6,		/* worker -> parent: no body, the answer to IPC_PING */
-};
-
-/* Which end may send a message type. */
-enum ipc_direction {
-	IPC_TO_WORKER = 1,
-	IPC_TO_PARENT = 2,
+	IPC_SIGN = 1,		/* parent -> signer: struct ipc_sign */
+	IPC_SIGNATURE,		/* signer -> parent: struct ipc_signature (reply to IPC_SIGN) */
+	IPC_SELFTEST,		/* parent -> signer: no body; run the self-test */
+	IPC_SELFTEST_RESULT,	/* signer -> parent: struct ipc_signature, the known answer */
+	IPC_PING,		/* parent -> signer: no body; liveness */
+	IPC_PONG,		/* signer -> parent: no body */
+	IPC_KEY_PUBLIC,		/* keyholder -> parent: struct ipc_key_public, one per key */
+	IPC_KEYS_READY,		/* keyholder -> parent: struct ipc_keys_ready, after the keys */
+	IPC_SIGNER_FD,		/* keyholder -> parent: struct ipc_signer + its socket (SCM_RIGHTS) */
+	IPC_SIGNER_EXIT,	/* keyholder -> parent: struct ipc_signer_exit */
+	IPC_SIGNER_RESTART,	/* parent -> keyholder: struct ipc_signer; kill it, start another */
+	IPC_RELOAD,		/* parent -> keyholder: no body; read the key set again */
+	IPC_RELOAD_FAILED,	/* keyholder -> parent: no fixed body; the reason as trailing text */
+	IPC_TYPE_MAX,
 };
 
 struct ipc_header {
 	uint16_t type;		/* enum ipc_type */
-	uint16_t len;		/* body bytes after this header */
-	uint32_t key;		/* IPC_SIGN: index into the key table; 0 otherwise */
-	uint64_t id;		/* chosen by the parent, echoed by the worker */
+	uint16_t flags;		/* 0 */
+	uint32_t len;		/* body bytes after this header */
+	uint64_t id;		/* a request's id, echoed by its reply; 0 for notices */
 };
 
 struct ipc_sign {
+	uint32_t key;		/* index into the signer's key table */
 	uint8_t digest[P256_DIGEST_LEN];
 };
 
@@ -45,38 +54,83 @@ struct ipc_signature {
 	uint8_t sig[P256_SIG_LEN]; /* r || s when result is 0, zeros otherwise */
 };
 
-/* Messages a worker reads at most at once, and answers as one batch. */
+/* The public half of one key; the parent derives the key id and SubjectPublicKeyInfo itself. */
+struct ipc_key_public {
+	uint32_t generation;	/* the key set it belongs to: 1 at start, one more per reload */
+	uint32_t index;		/* its place in the key table, config order */
+	uint8_t nonce;		/* enum p256_nonce */
+	uint8_t verify_after_sign;
+	uint8_t name_len;
+	char name[PROTO_NAME_MAX];
+	uint8_t point[P256_POINT_LEN];
+};
+
+struct ipc_keys_ready {
+	uint32_t generation;
+	uint32_t nkeys;		/* IPC_KEY_PUBLIC messages sent before this one */
+	uint32_t nsigners;	/* IPC_SIGNER_FD messages that follow */
+};
+
+struct ipc_signer {
+	uint32_t generation;
+	uint32_t signer;	/* the key-holder's number for it, never reused */
+	int32_t pid;
+};
+
+struct ipc_signer_exit {
+	uint32_t signer;
+	int32_t pid;
+	int32_t status;		/* as from waitpid */
+};
+
+/* The longest reason in IPC_RELOAD_FAILED. */
+#define IPC_TEXT_MAX 512
+
+/* Messages a signer reads at most at once, and answers as one batch. */
 #define IPC_BATCH 64
 
 /*
- * A worker writes the answers of a batch after every IPC_ANSWERS_PER_WRITE of them, not only at
- * its end. Why: while a worker signs a large batch, its clients wait for every answer in it and
- * have nothing to send; when they run on other CPUs, the worker then idles while they turn the
- * whole batch around. One worker on a CPU of its own, at 64 connections, signed 0.64 of the time
- * with one write per batch and 0.88 with a write every 16 answers (medians of five runs each;
- * every 8: about the same; docs/performance.md).
+ * A signer writes the answers of a batch after every IPC_ANSWERS_PER_WRITE of them, not only at
+ * its end, so that its clients can turn the first answers round while it signs the rest
+ * (docs/performance.md, "A worker's answers, 16 to a write").
  */
 #define IPC_ANSWERS_PER_WRITE 16
 
-/* The largest message, header included. */
-#define IPC_MSG_MAX (sizeof(struct ipc_header) + sizeof(struct ipc_signature))
+/* The largest message between the parent and a signer, header included. */
+#define IPC_SIGNER_MSG_MAX (sizeof(struct ipc_header) + sizeof(struct ipc_signature))
+
+/* The largest message on any channel. */
+#define IPC_MSG_MAX (sizeof(struct ipc_header) + IPC_TEXT_MAX)
+
+/* Framing faults (ipc_next, ipc_put); they say which rule a message broke. */
+enum ipc_err {
+	IPC_PARTIAL = 1,	/* not an error: buf holds only part of a message */
+	IPC_ERR_TYPE = -1,	/* unknown type */
+	IPC_ERR_ROUTE = -2,	/* a type this sender may not send to this receiver */
+	IPC_ERR_LENGTH = -3,	/* a length the type does not allow, or flags not 0 */
+	IPC_ERR_SPACE = -4,	/* ipc_put: the message does not fit */
+};
 
 /*
- * Splits the next message off buf (len bytes): 0 with *h, *body and *used (header plus body) set;
- * 1 when buf holds only part of a message; P256_ERR_LENGTH when the type is unknown, travels the other way than `dir`, or its length is
- * not the one its type has. The header is copied out; *body points into buf.
+ * Splits the next message off buf (len bytes) sent by `from` to `to`: 0 with *h, *body and *used
+ * (header plus body) set; IPC_PARTIAL when buf holds only part of a message; a negative
+ * enum ipc_err when it breaks the table. The header is copied out; *body points into buf.
  */
-int ipc_next(const uint8_t *buf, size_t len, enum ipc_direction dir, struct ipc_header *h,
-	const uint8_t **body, size_t *used);
+int ipc_next(const uint8_t *buf, size_t len, enum proc_role from, enum proc_role to,
+	struct ipc_header *h, const uint8_t **body, size_t *used);
 
 /*
- * Appends one message (header and body of ipc_body_len(type) bytes) to out, whose capacity is
- * cap and fill *len. P256_ERR_BUFFER when it does not fit.
+ * Appends one message of `type` with `len` body bytes (the fixed body, then any trailing bytes)
+ * to out, whose capacity is cap and fill *len_out. 0, IPC_ERR_TYPE, IPC_ERR_LENGTH, or
+ * IPC_ERR_SPACE when it does not fit.
  */
-int ipc_put(uint8_t *out, size_t cap, size_t *len, uint16_t type, uint32_t key, uint64_t id,
-	const void *body);
+int ipc_put(uint8_t *out, size_t cap, size_t *fill, uint16_t type, uint64_t id,
+	const void *body, size_t len);
 
-/* The body length of a message type; SIZE_MAX for an unknown type. */
-size_t ipc_body_len(uint16_t type);
+/* The type a request's reply must have, or 0 when it expects none. */
+uint16_t ipc_reply_type(uint16_t type);
+
+/* The table's name of a type ("sign", "signer-fd", ...), or "unknown". */
+const char *ipc_type_name(uint16_t type);
 
 #endif

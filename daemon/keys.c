@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "cert.h"
 #include "keyfile.h"
@@ -31,6 +33,62 @@ static int resolve(const struct config *cfg, const char *file, char *out, size_t
 		n = snprintf(out, cap, "%s/%s", dirname(dir), file);
 	}
 	return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
+int keys_set_public(struct key_public *kp, const char *name,
+	const uint8_t point[P256_POINT_LEN], enum p256_nonce nonce, int verify_after_sign)
+{
+	int r;
+
+	memset(kp, 0, sizeof(*kp));
+	snprintf(kp->name, sizeof(kp->name), "%s", name);
+	memcpy(kp->point, point, sizeof(kp->point));
+	p256_spki(kp->point, kp->spki);
+	if ((r = p256_key_id(kp->point, kp->id)) != 0)
+		return r;
+	hex_encode(kp->id, sizeof(kp->id), kp->id_hex);
+	kp->nonce = nonce;
+	kp->verify_after_sign = verify_after_sign;
+	return 0;
+}
+
+int keys_read_dirs(const struct config *cfg, char ***dirs)
+{
+	const char *cred = getenv("CREDENTIALS_DIRECTORY");
+	size_t n = 0, cap = 2 * cfg->nkeys + 3;
+	char **d = calloc(cap, sizeof(*d));
+	char path[PATH_MAX];
+	int r = -1;
+
+	if (d == NULL)
+		goto out;
+	/* The config file's directory, $CREDENTIALS_DIRECTORY, and every key and certificate's. */
+	if (snprintf(path, sizeof(path), "%s", cfg->path) >= (int)sizeof(path) ||
+	    (d[n++] = strdup(dirname(path))) == NULL)
+		goto out;
+	if (cred != NULL && cred[0] != '\0' && (d[n++] = strdup(cred)) == NULL)
+		goto out;
+	for (size_t i = 0; i < cfg->nkeys; i++) {
+		const char *files[2] = { cfg->keys[i].file, cfg->keys[i].certificate };
+
+		for (size_t j = 0; j < 2; j++) {
+			if (files[j] == NULL)
+				continue;
+			if (resolve(cfg, files[j], path, sizeof(path)) != 0 ||
+			    (d[n++] = strdup(dirname(path))) == NULL)
+				goto out;
+		}
+	}
+	r = 0;
+out:
+	if (r != 0 && d != NULL) {
+		for (size_t i = 0; i < n; i++)
+			free(d[i]);
+		free(d);
+		d = NULL;
+	}
+	*dirs = d;
+	return r;
 }
 
 /* Loads key i of the configuration into both halves of the table. */
@@ -64,15 +122,7 @@ static int load_one(const struct config *cfg, size_t i, struct keytab *kt, char 
 		if ((r = cert_check(path, kf.pub)) != 0)
 			goto out;
 	}
-	snprintf(kp->name, sizeof(kp->name), "%s", ck->name);
-	memcpy(kp->point, kf.pub, sizeof(kp->point));
-	p256_spki(kp->point, kp->spki);
-	if ((r = p256_key_id(kp->point, kp->id)) != 0)
-		goto out;
-	hex_encode(kp->id, sizeof(kp->id), kp->id_hex);
-	kp->nonce = ck->nonce;
-	kp->verify_after_sign = ck->verify_after_sign;
-	r = 0;
+	r = keys_set_public(kp, ck->name, kf.pub, ck->nonce, ck->verify_after_sign);
 out:
 	if (r != 0)
 		snprintf(err, errlen, "keys[%zu] (%s): %s: %s: %s%s%s", i, ck->name, what,
@@ -82,16 +132,48 @@ out:
 	return r;
 }
 
+/* The private half's mapping: whole pages, so that it can be locked and kept out of core dumps
+ * without touching anything else. */
+static size_t priv_bytes(size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (n * sizeof(struct p256_key) + page - 1) / page * page;
+}
+
+int keys_alloc(struct keytab *kt, size_t n, int with_private)
+{
+	void *p;
+
+	memset(kt, 0, sizeof(*kt));
+	if (n == 0 || (kt->pub = calloc(n, sizeof(*kt->pub))) == NULL)
+		return -1;
+	kt->n = n;
+	if (!with_private)
+		return 0;
+	p = mmap(NULL, priv_bytes(n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED || madvise(p, priv_bytes(n), MADV_DONTDUMP) != 0) {
+		if (p != MAP_FAILED)
+			munmap(p, priv_bytes(n));
+		free(kt->pub);
+		memset(kt, 0, sizeof(*kt));
+		return -1;
+	}
+	kt->priv = p;
+	return 0;
+}
+
+int keys_lock(const struct keytab *kt)
+{
+	return mlock(kt->priv, priv_bytes(kt->n));
+}
+
 int keys_load(const struct config *cfg, struct keytab *kt, char *err, size_t errlen)
 {
-	memset(kt, 0, sizeof(*kt));
-	kt->pub = calloc(cfg->nkeys, sizeof(*kt->pub));
-	kt->priv = calloc(cfg->nkeys, sizeof(*kt->priv));
-	if (kt->pub == NULL || kt->priv == NULL) {
+	if (keys_alloc(kt, cfg->nkeys, 1) != 0) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	kt->n = cfg->nkeys;
 	for (size_t i = 0; i < cfg->nkeys; i++) {
 		if (load_one(cfg, i, kt, err, errlen) != 0)
 			return -1;
@@ -113,7 +195,7 @@ void keys_forget_private(struct keytab *kt)
 	for (size_t i = 0; i < kt->n; i++)
 		p256_key_clear(&kt->priv[i]);
 	explicit_bzero(kt->priv, kt->n * sizeof(*kt->priv));
-	free(kt->priv);
+	munmap(kt->priv, priv_bytes(kt->n));
 	kt->priv = NULL;
 }
 

@@ -10,7 +10,8 @@
 #include "proto.h"
 
 /* The key table: what the parent may know about each key (public), and the private keys that
- * only workers keep after start-up. Index i of both arrays is the same key (config order). */
+ * only the key-holder and the signers hold. Index i of both arrays is the same key (config
+ * order). */
 
 struct key_public {
 	char name[PROTO_NAME_MAX + 1];
@@ -38,11 +39,32 @@ struct keytab {
  */
 int keys_load(const struct config *cfg, struct keytab *kt, char *err, size_t errlen);
 
+/*
+ * Allocates a table of n keys, zeroed: the public half on the heap and, with_private, the private
+ * half in pages of its own that are kept out of core dumps (MADV_DONTDUMP). 0 or -1; free with
+ * keys_free.
+ */
+int keys_alloc(struct keytab *kt, size_t n, int with_private);
+
+/* Locks the private half in memory (mlock; a lock is not inherited across fork). 0 or -1. */
+int keys_lock(const struct keytab *kt);
+
 /* Wipes and frees the private half; from then on kt holds public data only. */
 void keys_forget_private(struct keytab *kt);
 
 /* keys_forget_private and frees the public table. */
 void keys_free(struct keytab *kt);
+
+/* Fills one public record: name, point, SubjectPublicKeyInfo, key id. 0 or a P256_ERR_* code. */
+int keys_set_public(struct key_public *kp, const char *name,
+	const uint8_t point[P256_POINT_LEN], enum p256_nonce nonce, int verify_after_sign);
+
+/*
+ * The directories a reload reads from: the config file's, $CREDENTIALS_DIRECTORY, and those of
+ * every configured key and certificate file. *dirs is a NULL-terminated array (free each entry,
+ * then the array). 0 or -1 (out of memory or a path too long).
+ */
+int keys_read_dirs(const struct config *cfg, char ***dirs);
 
 /* The index of the key a request selects by name or id, or -1 when there is none. */
 int keys_find(const struct keytab *kt, const struct proto_key *sel);

@@ -34,6 +34,11 @@ void notify_status(const char *status)
 	report(sd_notifyf(0, "STATUS=%s", status));
 }
 
+void notify_reloading(void)
+{
+	send_state("RELOADING=1");
+}
+
 void notify_stopping(void)
 {
 	send_state("STOPPING=1");

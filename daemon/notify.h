@@ -12,6 +12,9 @@ void notify_ready(const char *status);
 /* STATUS=text. */
 void notify_status(const char *status);
 
+/* RELOADING=1 (READY=1 follows when the reload is done or refused). */
+void notify_reloading(void);
+
 /* STOPPING=1. */
 void notify_stopping(void);
 

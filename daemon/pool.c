@@ -1,189 +1,209 @@
 /* SPDX-License-Identifier: ISC */
-/* Workers seen from the parent (pool.h). */
+/* Signers seen from the parent (pool.h). */
 #include "pool.h"
 
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/event.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "chan.h"
 #include "clock.h"
 #include "cursor.h"
-#include "evio.h"
 #include "ipc.h"
 #include "log.h"
 #include "proto.h"
 #include "selftest.h"
-#include "worker.h"
 
-/* A request sent to a worker and not yet answered, oldest first in the worker's ring. */
+/* Failed starts in a row that end the daemon, and how long it may go without a signer. */
+#define FAILED_STARTS_MAX 5
+#define NONE_ALIVE_MAX_US (5 * 1000 * 1000)
+/* Idle signers are pinged this often, so that a stopped one is found before it gets work. */
+#define PING_EVERY_US (1000 * 1000)
+
+/* A request sent to a signer, or waiting for one: everything needed to send it again. */
 struct pending {
 	uint64_t id;
 	uint16_t type;			/* the IPC type sent */
-	uint64_t sent_ms;
+	uint64_t first_us;		/* when the request first went out: its timeout counts from here */
 	void *ctx;			/* IPC_SIGN: the caller's request; NULL once answered */
+	uint32_t generation;		/* of the key index below */
+	struct ipc_sign req;
 };
 
-struct worker {
+struct signer {
 	struct pool *pool;
+	struct chan ch;			/* ch.fd -1: a free slot */
+	uint32_t id;
 	pid_t pid;
-	int fd;				/* -1 once closed */
-	struct event *rev, *wev;	/* readable; writable (only while requests are stuck) */
-	struct evbuffer *in, *out;
-	int alive;
-	int ping_outstanding;
-	struct pending *ring;
-	size_t cap, head, count;
+	uint32_t generation;
+	int passed;			/* answered its self-test */
+	int draining;			/* of an older generation: closes once its ring is empty */
+	uint64_t progress_us;		/* its last answer, or when it last went from idle to busy */
+	struct pending *ring;		/* oldest first */
+	size_t head, count;
 };
 
-/* Request ages and the close deadline are in milliseconds. */
-static uint64_t now_ms(void)
+static size_t ring_cap(const struct pool *p)
 {
-	return clock_now_us() / 1000;
+	/* The signing requests, plus a self-test and a ping. */
+	return p->max_inflight + 2;
 }
 
-int pool_spawn(struct pool *p, unsigned n, size_t max_inflight, unsigned poll_us,
-	struct keytab *kt)
+static int in_use(const struct signer *w)
 {
-	memset(p, 0, sizeof(*p));
-	p->max_inflight = max_inflight;
-	p->next_id = 1;
-	if ((p->w = calloc(n, sizeof(*p->w))) == NULL) {
-		log_error("out of memory");
-		return -1;
-	}
-	for (unsigned i = 0; i < n; i++) {
-		struct worker *w = &p->w[i];
-		int sv[2];
-
-		p->n = i + 1;
-		w->pool = p;
-		w->fd = -1;
-		/* One slot each for a self-test and a ping besides the signing requests. */
-		w->cap = max_inflight + 2;
-		if ((w->ring = calloc(w->cap, sizeof(*w->ring))) == NULL) {
-			log_error("out of memory");
-			goto fail;
-		}
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-			log_error("socketpair: %s", strerror(errno));
-			goto fail;
-		}
-		log_flush();
-		if ((w->pid = fork()) < 0) {
-			log_error("fork: %s", strerror(errno));
-			close(sv[0]);
-			close(sv[1]);
-			goto fail;
-		}
-		if (w->pid == 0)
-			worker_main(sv[1], kt, poll_us);
-		close(sv[1]);
-		w->fd = sv[0];
-		w->alive = 1;
-		p->alive++;
-	}
-	return 0;
-fail:
-	pool_close(p);
-	return -1;
+	return w->ch.fd >= 0;
 }
 
-/* Closes the parent's end of the socketpair and frees its events and buffers. */
-static void worker_close(struct worker *w)
+/* Takes requests: in use, of the current generation, not draining, and not suspected of hanging
+ * (silent for a quarter of the timeout with work outstanding). */
+static int usable(const struct signer *w, uint64_t now)
 {
-	if (w->rev != NULL)
-		event_free(w->rev);
-	if (w->wev != NULL)
-		event_free(w->wev);
-	if (w->in != NULL)
-		evbuffer_free(w->in);
-	if (w->out != NULL)
-		evbuffer_free(w->out);
-	w->rev = w->wev = NULL;
-	w->in = w->out = NULL;
-	if (w->fd >= 0)
-		close(w->fd);
-	w->fd = -1;
+	return in_use(w) && !w->draining && w->generation == w->pool->generation &&
+	    (w->count == 0 || now - w->progress_us < (uint64_t)w->pool->timeout_ms * 1000 / 4);
 }
 
-/* Stops using a worker: kills it if it still runs and fails every request it had. */
-static void worker_fail(struct worker *w, const char *why)
+static void backlog_push(struct pool *p, const struct pending *pe)
+{
+	/* Cannot overflow: the backlog holds signing requests only, at most max_inflight. */
+	p->backlog[(p->bl_head + p->bl_count) % p->max_inflight] = *pe;
+	p->bl_count++;
+}
+
+static void dispatch(struct pool *p);
+
+/* Drops a signer: closes its channel, sends its unanswered requests again elsewhere. */
+static void signer_fail(struct signer *w, const char *why, int kill_it)
 {
 	struct pool *p = w->pool;
 
-	if (!w->alive)
+	if (!in_use(w))
 		return;
-	log_error("worker %d: %s; %zu request(s) in flight fail", (int)w->pid, why, w->count);
-	w->alive = 0;
-	p->alive--;
-	if (w->pid > 0)
-		kill(w->pid, SIGKILL);
-	worker_close(w);
-	for (; w->count > 0; w->count--, w->head = (w->head + 1) % w->cap) {
+	log_error("signer %d: %s; %zu request(s) in flight go to another signer", (int)w->pid, why,
+	    w->count);
+	chan_close(&w->ch);
+	if (!w->draining && w->generation == p->generation)
+		p->alive--;
+	if (!w->passed && ++p->failed_starts >= FAILED_STARTS_MAX) {
+		p->cb->fatal_cb(p->arg, "signers keep failing at start");
+		return;
+	}
+	for (; w->count > 0; w->count--, w->head = (w->head + 1) % ring_cap(p)) {
 		struct pending *pe = &w->ring[w->head];
 
-		if (pe->type == IPC_SELFTEST) {
-			p->selftest_failed = 1;
-			p->selftest_left--;
-			if (p->selftest_left == 0)
-				p->cb->selftest_cb(p->arg, 0);
-		} else if (pe->type == IPC_SIGN) {
-			p->inflight--;
-			if (pe->ctx != NULL)
-				p->cb->signed_cb(pe->ctx, PROTO_E_INTERNAL, NULL);
+		if (pe->type != IPC_SIGN)
+			continue;
+		if (pe->ctx == NULL) {
+			p->inflight--;	/* answered already (timed out): nothing to resend */
+			continue;
 		}
+		p->stats.resent++;
+		backlog_push(p, pe);
 	}
+	if (kill_it)
+		p->cb->restart_cb(p->arg, w->id);
 	p->cb->changed_cb(p->arg);
+	dispatch(p);
 }
 
 /* Queues one message to w and records it; 0 or -1. */
-static int send_msg(struct worker *w, uint16_t type, uint32_t key, const void *body, void *ctx)
+static int send_msg(struct signer *w, const struct pending *pe)
 {
-	uint8_t buf[IPC_MSG_MAX];
-	size_t len = 0;
-	struct pending *pe;
-	uint64_t id = w->pool->next_id++;
+	struct pool *p = w->pool;
+	uint8_t buf[IPC_SIGNER_MSG_MAX];
+	size_t len = 0, body = pe->type == IPC_SIGN ? sizeof(pe->req) : 0;
 
-	if (w->count == w->cap || ipc_put(buf, sizeof(buf), &len, type, key, id, body) != 0)
+	if (w->count == ring_cap(p) ||
+	    ipc_put(buf, sizeof(buf), &len, pe->type, pe->id, &pe->req, body) != 0)
 		return -1;
 	/* Written by flush_cb at the end of this loop turn, with whatever else is queued by then. */
-	if (evbuffer_get_length(w->out) == 0 && !event_pending(w->wev, EV_WRITE, NULL))
-		event_active(w->pool->flush_ev, EV_TIMEOUT, 0);
-	if (evbuffer_add(w->out, buf, len) != 0)
+	if (evbuffer_get_length(w->ch.out) == 0 && !event_pending(w->ch.wev, EV_WRITE, NULL))
+		event_active(p->flush_ev, EV_TIMEOUT, 0);
+	if (evbuffer_add(w->ch.out, buf, len) != 0)
 		return -1;
-	pe = &w->ring[(w->head + w->count) % w->cap];
-	*pe = (struct pending){ .id = id, .type = type, .sent_ms = now_ms(), .ctx = ctx };
+	if (w->count == 0)
+		w->progress_us = clock_now_us();
+	w->ring[(w->head + w->count) % ring_cap(p)] = *pe;
 	w->count++;
 	return 0;
 }
 
-/* Matches one reply with the oldest request sent to w; -1 when it does not belong there. */
-static int take_reply(struct worker *w, const struct ipc_header *h, const uint8_t *body)
+static int send_control(struct signer *w, uint16_t type)
+{
+	struct pending pe = { .id = w->pool->next_id++, .type = type };
+
+	return send_msg(w, &pe);
+}
+
+/* The least busy usable signer, or NULL. */
+static struct signer *pick(struct pool *p)
+{
+	struct signer *best = NULL;
+	uint64_t now = clock_now_us();
+
+	for (size_t i = 0; i < p->nslots; i++)
+		if (usable(&p->s[i], now) && (best == NULL || p->s[i].count < best->count))
+			best = &p->s[i];
+	return best;
+}
+
+/* Sends the waiting requests to signers that can take them. */
+static void dispatch(struct pool *p)
+{
+	struct signer *w;
+
+	while (p->bl_count > 0 && (w = pick(p)) != NULL) {
+		struct pending pe = p->backlog[p->bl_head];
+
+		p->bl_head = (p->bl_head + 1) % p->max_inflight;
+		p->bl_count--;
+		if (pe.ctx == NULL) {
+			p->inflight--;	/* timed out while it waited */
+			continue;
+		}
+		if (pe.generation != p->generation) {
+			int k = p->cb->remap_cb(p->arg, pe.generation, pe.req.key, p->generation);
+
+			if (k < 0) {
+				p->inflight--;
+				p->cb->signed_cb(pe.ctx, PROTO_E_INTERNAL, NULL);
+				continue;
+			}
+			pe.req.key = (uint32_t)k;
+			pe.generation = p->generation;
+		}
+		pe.id = p->next_id++;
+		if (send_msg(w, &pe) != 0) {
+			backlog_push(p, &pe);
+			signer_fail(w, "cannot queue a request", 1);
+			return;
+		}
+	}
+}
+
+/* The oldest request sent to w, answered: what it was, or -1 when the reply matches none. */
+static int take_reply(struct signer *w, const struct ipc_header *h, const uint8_t *body)
 {
 	struct pool *p = w->pool;
 	struct pending pe;
 	struct ipc_signature s;
 	struct cursor c;
-	static const uint16_t reply_to[] = {
-		[IPC_SIGNATURE] = IPC_SIGN, [IPC_SELFTEST_RESULT] = IPC_SELFTEST, [IPC_PONG] = IPC_PING,
-	};
 
 	memset(&s, 0, sizeof(s));
 	cursor_init(&c, body, h->len);
 	if (w->count == 0 || w->ring[w->head].id != h->id ||
-	    w->ring[w->head].type != reply_to[h->type] ||
-	    (h->type != IPC_PONG && cursor_copy(&c, &s, sizeof(s)) != 0))
+	    ipc_reply_type(w->ring[w->head].type) != h->type ||
+	    (h->len > 0 && cursor_copy(&c, &s, sizeof(s)) != 0))
 		return -1;
 	pe = w->ring[w->head];
-	w->head = (w->head + 1) % w->cap;
+	w->head = (w->head + 1) % ring_cap(p);
 	w->count--;
+	w->progress_us = clock_now_us();
 	switch (h->type) {
 	case IPC_SIGNATURE:
 		p->inflight--;
@@ -193,262 +213,324 @@ static int take_reply(struct worker *w, const struct ipc_header *h, const uint8_
 		break;
 	case IPC_SELFTEST_RESULT:
 		if (s.result != 0 || !selftest_kat_matches(s.sig)) {
-			log_error("worker %d failed its self-test: %s", (int)w->pid,
+			log_error("signer %d failed its self-test: %s", (int)w->pid,
 			    s.result != 0 ? p256_err_tag(s.result) : "wrong known-answer signature");
-			p->selftest_failed = 1;
+			return -1;
 		}
-		if (--p->selftest_left == 0)
-			p->cb->selftest_cb(p->arg, !p->selftest_failed);
-		break;
-	case IPC_PONG:
-		w->ping_outstanding = 0;
+		w->passed = 1;
+		p->failed_starts = 0;
+		if (p->starting == w->generation && ++p->started == p->want) {
+			p->starting = 0;
+			p->cb->ready_cb(p->arg, w->generation);
+		}
 		break;
 	}
 	return 0;
-}
-
-/* Writes what the socket takes of w's queued requests; waits for writability for the rest. */
-static void worker_flush(struct worker *w)
-{
-	if (!w->alive || evbuffer_get_length(w->out) == 0)
-		return;
-	if (evbuffer_write(w->out, w->fd) < 0 && errno != EAGAIN && errno != EINTR) {
-		worker_fail(w, "socket error");
-		return;
-	}
-	if (evbuffer_get_length(w->out) == 0)
-		event_del(w->wev);
-	else if (event_add(w->wev, NULL) != 0)
-		worker_fail(w, "cannot wait for its socket to drain");
 }
 
 static void flush_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct pool *p = arg;
 
-	for (unsigned i = 0; i < p->n; i++)
-		worker_flush(&p->w[i]);
+	for (size_t i = 0; i < p->nslots; i++)
+		if (in_use(&p->s[i]) && chan_flush(&p->s[i].ch) < 0)
+			signer_fail(&p->s[i], "socket error", 1);
 }
 
-static void worker_write_cb(evutil_socket_t fd, short what, void *arg)
+static void signer_write_cb(evutil_socket_t fd, short what, void *arg)
 {
-	worker_flush(arg);
+	struct signer *w = arg;
+
+	if (chan_flush(&w->ch) < 0)
+		signer_fail(w, "socket error", 1);
 }
 
-static void worker_read_cb(evutil_socket_t fd, short what, void *arg)
+static void signer_read_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct worker *w = arg;
+	struct signer *w = arg;
 	size_t len, off = 0, used;
 	const uint8_t *buf;
 	struct ipc_header h;
 	const uint8_t *body;
-	ssize_t n = evio_read(w->in, w->fd, 65536);
+	ssize_t n = chan_read(&w->ch, 65536);
 	int r;
 
-	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-		worker_fail(w, n == 0 ? "closed its socket" : "socket error");
+	/* A signer that dies with bytes unread leaves ECONNRESET rather than end of file. */
+	if (n == 0 || (n < 0 && errno == ECONNRESET)) {
+		signer_fail(w, "closed its channel", 0);
 		return;
 	}
-	if ((len = evbuffer_get_length(w->in)) == 0)
-		return;
-	if ((buf = evbuffer_pullup(w->in, -1)) == NULL) {
-		worker_fail(w, "out of memory");
+	if (n < 0 && errno != EAGAIN && errno != EINTR) {
+		signer_fail(w, "socket error", 1);
 		return;
 	}
-	while ((r = ipc_next(buf + off, len - off, IPC_TO_PARENT, &h, &body, &used)) == 0) {
+	if ((len = evbuffer_get_length(w->ch.in)) == 0)
+		return;
+	if ((buf = evbuffer_pullup(w->ch.in, -1)) == NULL) {
+		signer_fail(w, "out of memory", 1);
+		return;
+	}
+	while ((r = ipc_next(buf + off, len - off, PROC_SIGNER, PROC_PARENT, &h, &body,
+		    &used)) == 0) {
 		if (take_reply(w, &h, body) != 0) {
-			worker_fail(w, "sent a reply that matches no request");
+			signer_fail(w, "sent a reply that matches no request", 1);
 			return;
 		}
 		off += used;
 	}
-	if (r < 0) {
-		worker_fail(w, "sent a malformed message");
+	if (r != IPC_PARTIAL) {
+		signer_fail(w, "sent a message the table refuses", 1);
 		return;
 	}
-	evbuffer_drain(w->in, off);
+	evbuffer_drain(w->ch.in, off);
+	if (w->draining && w->count == 0)
+		chan_close(&w->ch);	/* its generation has gone: it exits at end of file */
+	else
+		dispatch(w->pool);
 }
 
-int pool_attach(struct pool *p, struct event_base *base, const struct pool_callbacks *cb,
-	void *arg)
+/* Hung signers, pings of idle ones, and the end when no signer is coming back. */
+static void tick_cb(evutil_socket_t fd, short what, void *arg)
 {
+	struct pool *p = arg;
+	uint64_t now = clock_now_us();
+	int ping = now - p->last_ping_us >= PING_EVERY_US;
+
+	if (ping)
+		p->last_ping_us = now;
+	for (size_t i = 0; i < p->nslots; i++) {
+		struct signer *w = &p->s[i];
+
+		if (!in_use(w))
+			continue;
+		if (w->count > 0 && now - w->progress_us >= (uint64_t)p->timeout_ms * 1000) {
+			p->stats.hung++;
+			signer_fail(w, "stopped answering", 1);
+		} else if (ping && w->count == 0 && send_control(w, IPC_PING) != 0)
+			signer_fail(w, "cannot queue a ping", 1);
+	}
+	if (p->generation == 0 || p->alive > 0) {
+		p->none_since_us = 0;
+		return;
+	}
+	if (p->none_since_us == 0)
+		p->none_since_us = now;
+	else if (now - p->none_since_us >= NONE_ALIVE_MAX_US)
+		p->cb->fatal_cb(p->arg, "no signer has come back");
+}
+
+int pool_init(struct pool *p, struct event_base *base, unsigned want, size_t max_inflight,
+	unsigned timeout_ms, const struct pool_callbacks *cb, void *arg)
+{
+	/* Often enough that a hung signer is dropped within a tenth of its timeout, or 100 ms. */
+	unsigned every_ms = timeout_ms / 10 < 100 ? (timeout_ms / 10 ? timeout_ms / 10 : 1) : 100;
+	struct timeval tv = { .tv_sec = every_ms / 1000, .tv_usec = every_ms % 1000 * 1000 };
+
+	memset(p, 0, sizeof(*p));
+	p->base = base;
+	p->want = want;
+	p->max_inflight = max_inflight;
+	p->timeout_ms = timeout_ms;
+	p->next_id = 1;
 	p->cb = cb;
 	p->arg = arg;
-	if ((p->flush_ev = evtimer_new(base, flush_cb, p)) == NULL) {
-		log_error("cannot create the worker flush event");
+	p->nslots = 2 * (size_t)want;
+	if ((p->s = calloc(p->nslots, sizeof(*p->s))) == NULL)
+		goto fail;
+	for (size_t i = 0; i < p->nslots; i++) {
+		p->s[i].pool = p;
+		p->s[i].ch.fd = -1;
+		if ((p->s[i].ring = calloc(ring_cap(p), sizeof(*p->s[i].ring))) == NULL)
+			goto fail;
+	}
+	if ((p->backlog = calloc(max_inflight, sizeof(*p->backlog))) == NULL ||
+	    (p->flush_ev = evtimer_new(base, flush_cb, p)) == NULL ||
+	    (p->tick_ev = event_new(base, -1, EV_PERSIST, tick_cb, p)) == NULL ||
+	    event_add(p->tick_ev, &tv) != 0)
+		goto fail;
+	return 0;
+fail:
+	log_error("cannot set up the signer pool");
+	return -1;
+}
+
+void pool_expect(struct pool *p, uint32_t gen)
+{
+	p->starting = gen;
+	p->started = 0;
+}
+
+/* A free slot, or NULL. There are 2 x want: the current generation and one being replaced by a
+ * reload (pool_switch); a replacement takes the slot its dead signer left. */
+static struct signer *free_slot(struct pool *p)
+{
+	for (size_t i = 0; i < p->nslots; i++)
+		if (!in_use(&p->s[i]))
+			return &p->s[i];
+	return NULL;
+}
+
+int pool_add(struct pool *p, uint32_t gen, uint32_t id, pid_t pid, int fd)
+{
+	struct signer *w = free_slot(p);
+
+	if (w == NULL || chan_open(&w->ch, p->base, fd, signer_read_cb, signer_write_cb, w) != 0) {
+		log_error("signer %d: %s", (int)pid, w == NULL ? "no free slot" : "cannot watch it");
+		close(fd);
 		return -1;
 	}
-	for (unsigned i = 0; i < p->n; i++) {
-		struct worker *w = &p->w[i];
-
-		if (evutil_make_socket_nonblocking(w->fd) != 0 ||
-		    (w->rev = event_new(base, w->fd, EV_READ | EV_PERSIST, worker_read_cb, w)) == NULL ||
-		    (w->wev = event_new(base, w->fd, EV_WRITE | EV_PERSIST, worker_write_cb, w)) == NULL ||
-		    (w->in = evbuffer_new()) == NULL || (w->out = evbuffer_new()) == NULL ||
-		    event_add(w->rev, NULL) != 0) {
-			log_error("cannot watch worker %d", (int)w->pid);
-			return -1;
-		}
+	w->id = id;
+	w->pid = pid;
+	w->generation = gen;
+	w->passed = 0;
+	w->draining = 0;
+	w->head = w->count = 0;
+	if (gen == p->generation) {
+		p->alive++;
+		if (p->starting != gen)
+			p->stats.replaced++;
 	}
+	if (send_control(w, IPC_SELFTEST) != 0) {
+		signer_fail(w, "cannot queue its self-test", 1);
+		return -1;
+	}
+	p->cb->changed_cb(p->arg);
+	dispatch(p);
 	return 0;
+}
+
+void pool_exited(struct pool *p, uint32_t id, int status)
+{
+	char why[64];
+
+	if (WIFSIGNALED(status))
+		snprintf(why, sizeof(why), "killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(why, sizeof(why), "exited with status %d", WEXITSTATUS(status));
+	for (size_t i = 0; i < p->nslots; i++) {
+		if (p->s[i].id != id)
+			continue;
+		if (in_use(&p->s[i]))
+			signer_fail(&p->s[i], why, 0);
+		else
+			log_info("signer %d %s", (int)p->s[i].pid, why);
+		return;
+	}
+}
+
+void pool_switch(struct pool *p, uint32_t gen)
+{
+	p->generation = gen;
+	p->alive = 0;
+	for (size_t i = 0; i < p->nslots; i++) {
+		struct signer *w = &p->s[i];
+
+		if (!in_use(w))
+			continue;
+		if (w->generation == gen) {
+			p->alive++;
+			continue;
+		}
+		w->draining = 1;
+		if (w->count == 0)
+			chan_close(&w->ch);
+	}
+	p->cb->changed_cb(p->arg);
+	dispatch(p);
 }
 
 int pool_sign(struct pool *p, uint32_t key, const uint8_t digest[P256_DIGEST_LEN], void *ctx)
 {
-	struct worker *best = NULL;
-	struct ipc_sign body;
+	struct pending pe = { .type = IPC_SIGN, .ctx = ctx, .generation = p->generation,
+		.req.key = key };
+	struct signer *w;
 
 	if (p->inflight >= p->max_inflight)
 		return -PROTO_E_OVERLOADED;
-	for (unsigned i = 0; i < p->n; i++)
-		if (p->w[i].alive && (best == NULL || p->w[i].count < best->count))
-			best = &p->w[i];
-	if (best == NULL)
-		return -PROTO_E_INTERNAL;
-	memcpy(body.digest, digest, sizeof(body.digest));
-	if (send_msg(best, IPC_SIGN, key, &body, ctx) != 0)
-		return -PROTO_E_INTERNAL;
+	memcpy(pe.req.digest, digest, sizeof(pe.req.digest));
+	pe.first_us = clock_now_us();
 	p->inflight++;
+	if ((w = pick(p)) == NULL) {
+		backlog_push(p, &pe);	/* until a signer is back */
+		return 0;
+	}
+	pe.id = p->next_id++;
+	if (send_msg(w, &pe) != 0) {
+		backlog_push(p, &pe);
+		signer_fail(w, "cannot queue a request", 1);
+	}
 	return 0;
 }
 
-void pool_selftest(struct pool *p)
+int pool_healthy(const struct pool *p)
 {
-	p->selftest_left = p->n;
-	for (unsigned i = 0; i < p->n; i++) {
-		struct worker *w = &p->w[i];
+	uint64_t now = clock_now_us();
 
-		if (!w->alive || send_msg(w, IPC_SELFTEST, 0, NULL, NULL) != 0) {
-			p->selftest_failed = 1;
-			p->selftest_left--;
-		}
-	}
-	if (p->selftest_left == 0)
-		p->cb->selftest_cb(p->arg, 0);
+	for (size_t i = 0; i < p->nslots; i++)
+		if (usable(&p->s[i], now) && p->s[i].passed)
+			return 1;
+	return 0;
 }
 
-int pool_watchdog(struct pool *p)
+/* Calls fn on every signing request not yet answered: in the signers' rings and waiting. */
+static void each_request(struct pool *p, void (*fn)(struct pool *, struct pending *, void *),
+	void *arg)
 {
-	int ok = p->alive == p->n;
+	for (size_t i = 0; i < p->nslots; i++) {
+		struct signer *w = &p->s[i];
 
-	for (unsigned i = 0; i < p->n; i++) {
-		struct worker *w = &p->w[i];
-
-		if (!w->alive)
-			continue;
-		if (w->ping_outstanding) {
-			ok = 0;
-			continue;
-		}
-		if (send_msg(w, IPC_PING, 0, NULL, NULL) == 0)
-			w->ping_outstanding = 1;
+		for (size_t k = 0; in_use(w) && k < w->count; k++)
+			fn(p, &w->ring[(w->head + k) % ring_cap(p)], arg);
 	}
-	return ok;
+	for (size_t k = 0; k < p->bl_count; k++)
+		fn(p, &p->backlog[(p->bl_head + k) % p->max_inflight], arg);
+}
+
+struct finish {
+	uint64_t before_us;		/* requests first sent before this; 0: all of them */
+	uint16_t error;
+};
+
+static void finish_one(struct pool *p, struct pending *pe, void *arg)
+{
+	const struct finish *f = arg;
+	void *ctx = pe->ctx;
+
+	if (pe->type != IPC_SIGN || ctx == NULL || (f->before_us && pe->first_us >= f->before_us))
+		return;
+	pe->ctx = NULL;
+	p->cb->signed_cb(ctx, f->error, NULL);
 }
 
 void pool_expire(struct pool *p, unsigned timeout_ms)
 {
-	uint64_t now = now_ms();
+	uint64_t now = clock_now_us();
+	struct finish f = { .error = PROTO_E_TIMEOUT };
 
-	for (unsigned i = 0; i < p->n; i++) {
-		struct worker *w = &p->w[i];
-
-		/* The ring is in sending order: stop at the first request that is young enough. */
-		for (size_t k = 0; w->alive && k < w->count; k++) {
-			struct pending *pe = &w->ring[(w->head + k) % w->cap];
-
-			if (now - pe->sent_ms < timeout_ms)
-				break;
-			if (pe->type == IPC_SIGN && pe->ctx != NULL) {
-				void *ctx = pe->ctx;
-
-				pe->ctx = NULL;
-				p->cb->signed_cb(ctx, PROTO_E_TIMEOUT, NULL);
-			}
-		}
-	}
+	if (now <= (uint64_t)timeout_ms * 1000)
+		return;
+	f.before_us = now - (uint64_t)timeout_ms * 1000;
+	each_request(p, finish_one, &f);
 }
 
 void pool_cancel(struct pool *p, uint16_t error)
 {
-	for (unsigned i = 0; i < p->n; i++) {
-		struct worker *w = &p->w[i];
+	struct finish f = { .error = error };
 
-		for (size_t k = 0; k < w->count; k++) {
-			struct pending *pe = &w->ring[(w->head + k) % w->cap];
-
-			if (pe->type == IPC_SIGN && pe->ctx != NULL) {
-				void *ctx = pe->ctx;
-
-				pe->ctx = NULL;
-				p->cb->signed_cb(ctx, error, NULL);
-			}
-		}
-	}
+	each_request(p, finish_one, &f);
 }
-
-void pool_reap(struct pool *p)
-{
-	pid_t pid;
-	int status;
-
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		for (unsigned i = 0; i < p->n; i++) {
-			if (p->w[i].pid != pid)
-				continue;
-			p->w[i].pid = -1;
-			if (p->w[i].alive) {
-				char why[64];
-
-				if (WIFSIGNALED(status))
-					snprintf(why, sizeof(why), "killed by signal %d", WTERMSIG(status));
-				else
-					snprintf(why, sizeof(why), "exited with status %d",
-					    WEXITSTATUS(status));
-				worker_fail(&p->w[i], why);
-			}
-		}
-	}
-}
-
-/* Waits up to CLOSE_WAIT_MS for the workers to exit, then kills those still there (a stopped
- * or hung worker must not keep the daemon from exiting). */
-#define CLOSE_WAIT_MS 2000
 
 void pool_close(struct pool *p)
 {
-	uint64_t deadline = now_ms() + CLOSE_WAIT_MS;
-	unsigned left = 0;
-
-	for (unsigned i = 0; i < p->n; i++) {
-		worker_close(&p->w[i]);
-		left += p->w[i].pid > 0;
+	for (size_t i = 0; i < p->nslots; i++) {
+		chan_close(&p->s[i].ch);
+		free(p->s[i].ring);
 	}
 	if (p->flush_ev != NULL)
 		event_free(p->flush_ev);
-	while (left > 0) {
-		const struct timespec tick = { 0, 10 * 1000 * 1000 };
-		int late = now_ms() >= deadline;
-
-		for (unsigned i = 0; i < p->n; i++) {
-			struct worker *w = &p->w[i];
-
-			if (w->pid <= 0)
-				continue;
-			if (late)
-				kill(w->pid, SIGKILL);
-			pid_t r = waitpid(w->pid, NULL, late ? 0 : WNOHANG);
-
-			if (r == w->pid || (r < 0 && errno == ECHILD)) {
-				w->pid = -1;
-				left--;
-			}
-		}
-		if (left > 0)
-			nanosleep(&tick, NULL);
-	}
-	for (unsigned i = 0; i < p->n; i++)
-		free(p->w[i].ring);
-	free(p->w);
+	if (p->tick_ev != NULL)
+		event_free(p->tick_ev);
+	free(p->s);
+	free(p->backlog);
 	memset(p, 0, sizeof(*p));
 }

@@ -6,71 +6,99 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "keys.h"
+#include "p256.h"
 
 /*
- * The parent's side of the workers: spawning them, sending them signing requests (least
- * outstanding first), matching each reply to its request by id, start-up self-test, watchdog
- * pings, request timeouts and worker deaths. Requests to a worker go out in batches: they are
- * queued and written together (one writev) at the end of the event loop's turn.
+ * The parent's side of the signers: their channels (handed over by the key-holder), sending them
+ * signing requests (least outstanding first), matching each reply to its request by id, the
+ * self-test of every new signer, and the healing: a signer that dies, breaks the protocol or
+ * stops answering is dropped at once, its unanswered requests are sent again to a healthy signer
+ * (signing is idempotent: the client receives one valid signature), and the key-holder is asked
+ * for a replacement. Requests to a signer go out in batches: queued, then written together (one
+ * writev) at the end of the event loop's turn. Signers belong to a generation of the key set (1
+ * at start, one more per reload); requests go to the current generation only.
  */
 
 struct event_base;
-struct event;
-struct worker;
+struct signer;
+struct pending;
 
 struct pool_callbacks {
 	/* A signing request finished: error is 0 (sig holds r||s) or a PROTO_E_* code. */
 	void (*signed_cb)(void *ctx, uint16_t error, const uint8_t sig[P256_SIG_LEN]);
-	/* Every worker answered the self-test (ok = 1), or one failed it or died (ok = 0). */
-	void (*selftest_cb)(void *arg, int ok);
-	/* The number of workers alive changed, or a request was answered after the pool emptied. */
+	/* Every signer of `generation` (pool_expect) has passed its self-test. */
+	void (*ready_cb)(void *arg, uint32_t generation);
+	/* Signers alive changed (for STATUS= and the log). */
 	void (*changed_cb)(void *arg);
+	/* Signer `id` must be killed and replaced (it hung or broke the protocol). */
+	void (*restart_cb)(void *arg, uint32_t id);
+	/* Healing is impossible (no signer for too long, or too many failed starts). */
+	void (*fatal_cb)(void *arg, const char *why);
+	/* The index in `to`'s key table of key `key` of generation `from`, or -1 when gone. */
+	int (*remap_cb)(void *arg, uint32_t from, uint32_t key, uint32_t to);
+};
+
+struct pool_stats {
+	uint64_t replaced;		/* signers that took a dead one's place */
+	uint64_t resent;		/* requests sent again after their signer died */
+	uint64_t hung;			/* signers dropped for not answering */
 };
 
 struct pool {
+	struct event_base *base;
 	struct event *flush_ev;		/* writes the queued requests at the end of a loop turn */
-	struct worker *w;
-	unsigned n;			/* workers started */
-	unsigned alive;
-	size_t inflight;		/* signing requests sent and not yet answered */
+	struct event *tick_ev;		/* hung signers, pings, fail-fast */
+	struct signer *s;		/* slots; a free one has no channel */
+	size_t nslots;
+	unsigned want;			/* signers per generation */
+	uint32_t generation;		/* requests go to this one; 0 before the first is ready */
+	uint32_t starting;		/* a generation whose self-tests are being counted, or 0 */
+	unsigned started;		/* its signers that passed */
+	unsigned alive;			/* signers of the current generation */
+	size_t inflight;		/* signing requests not yet answered, resends included */
 	size_t max_inflight;
+	struct pending *backlog;	/* requests waiting for a signer (none alive, or resent) */
+	size_t bl_head, bl_count;
 	uint64_t next_id;
-	unsigned selftest_left;
-	int selftest_failed;
+	unsigned timeout_ms;		/* worker_timeout_ms */
+	unsigned failed_starts;		/* signers in a row that died before their self-test */
+	uint64_t none_since_us;		/* since when no signer is alive, or 0 */
+	uint64_t last_ping_us;
+	struct pool_stats stats;
 	const struct pool_callbacks *cb;
 	void *arg;
 };
 
 /*
- * Forks n workers, each with its own socketpair and a copy of kt (private keys included), before
- * the event loop exists. max_inflight bounds signing requests in flight over all workers.
- * Returns 0, or -1 (logged) after stopping any worker already started.
+ * Sets up an empty pool on base: `want` signers per generation, at most max_inflight signing
+ * requests in flight, a signer silent for timeout_ms with requests outstanding is replaced.
+ * 0 or -1 (logged).
  */
-int pool_spawn(struct pool *p, unsigned n, size_t max_inflight, unsigned poll_us,
-	struct keytab *kt);
+int pool_init(struct pool *p, struct event_base *base, unsigned want, size_t max_inflight,
+	unsigned timeout_ms, const struct pool_callbacks *cb, void *arg);
 
-/* Puts the workers' sockets on the event loop; cb->... get arg (signed_cb gets each request's
- * ctx). Returns 0 or -1. */
-int pool_attach(struct pool *p, struct event_base *base, const struct pool_callbacks *cb,
-	void *arg);
+/* Counts the self-tests of generation gen's signers; ready_cb when `want` have passed. */
+void pool_expect(struct pool *p, uint32_t gen);
+
+/* Takes a signer's channel fd (the pool owns it from now) and sends it the self-test. 0, or -1
+ * (logged; fd closed). */
+int pool_add(struct pool *p, uint32_t gen, uint32_t id, pid_t pid, int fd);
+
+/* The key-holder reaped signer `id`: if it was still in use, it is dropped as dead. */
+void pool_exited(struct pool *p, uint32_t id, int status);
+
+/* New requests go to generation gen; the older signers finish what they have, then close. */
+void pool_switch(struct pool *p, uint32_t gen);
 
 /*
- * Queues a signature of digest by key index `key` on the least busy worker alive. ctx comes back
- * in signed_cb exactly once (with the signature, or an error such as a timeout). Returns 0,
- * -PROTO_E_OVERLOADED when max_inflight requests are in flight, -PROTO_E_INTERNAL when no worker
- * is alive.
+ * Queues a signature of digest by key index `key` (of the current generation) on the least busy
+ * signer; when none can take it, it waits for one. ctx comes back in signed_cb exactly once.
+ * Returns 0, or -PROTO_E_OVERLOADED when max_inflight requests are in flight.
  */
 int pool_sign(struct pool *p, uint32_t key, const uint8_t digest[P256_DIGEST_LEN], void *ctx);
 
-/* Sends every worker the start-up self-test; selftest_cb reports the outcome. */
-void pool_selftest(struct pool *p);
-
-/*
- * Watchdog tick: returns 1 when every worker started is alive and answered the previous tick's
- * ping, else 0; then pings every worker alive.
- */
-int pool_watchdog(struct pool *p);
+/* 1 while at least one signer of the current generation answers, else 0 (for WATCHDOG=1). */
+int pool_healthy(const struct pool *p);
 
 /* Answers, with PROTO_E_TIMEOUT, every request sent more than timeout_ms ago. */
 void pool_expire(struct pool *p, unsigned timeout_ms);
@@ -78,10 +106,7 @@ void pool_expire(struct pool *p, unsigned timeout_ms);
 /* Answers every signing request still in flight with `error` (at exit, when the stop timed out). */
 void pool_cancel(struct pool *p, uint16_t error);
 
-/* Collects exited workers (call on SIGCHLD); a worker that exits is handled as dead. */
-void pool_reap(struct pool *p);
-
-/* Closes every socketpair (workers exit on end of file), waits for the workers, frees p. */
+/* Closes every channel (signers exit at end of file) and frees p. */
 void pool_close(struct pool *p);
 
 #endif

@@ -11,30 +11,18 @@
 #include "clock.h"
 #include "keyfile.h"
 
-/* A request handed to a worker, until its answer comes back. */
+/* A request handed to a signer, until its answer comes back. The key is named by copy: a
+ * reload may replace the key table meanwhile. */
 struct signing {
 	struct server *srv;
 	struct conn *conn;
 	uint32_t id;
 	uint8_t type;
 	uint8_t format;
-	uint32_t key;
+	char key_name[PROTO_NAME_MAX + 1];
+	uint8_t key_id[P256_KEY_ID_LEN];
 	uint64_t start_us;
 };
-
-const char *request_type_name(uint8_t type)
-{
-	switch (type) {
-	case PROTO_PING: return "ping";
-	case PROTO_SIGN: return "sign";
-	case PROTO_SIGN_MESSAGE: return "sign-message";
-	case PROTO_PUBKEY: return "pubkey";
-	case PROTO_VERIFY: return "verify";
-	case PROTO_LIST_KEYS: return "list-keys";
-	case PROTO_STATUS: return "status";
-	default: return "unknown";
-	}
-}
 
 static void success_header(struct proto_response *resp, const struct reply_to *to)
 {
@@ -62,36 +50,39 @@ static int find_key(struct server *s, struct reply_to *to, const struct proto_ke
 static void sign_digest(struct server *s, const struct reply_to *to, int key, uint8_t format,
 	const uint8_t digest[P256_DIGEST_LEN])
 {
+	const struct key_public *kp = &s->kt->pub[key];
 	struct signing *g = NULL;
 	int r;
 
-	if (to->conn->inflight >= s->cfg->limits.max_inflight_per_connection) {
+	if (server_request_hold(s, to->conn) != 0) {
 		server_reply_error(s, to, PROTO_E_OVERLOADED);
 		return;
 	}
 	if ((g = malloc(sizeof(*g))) == NULL) {
 		server_reply_error(s, to, PROTO_E_INTERNAL);
+		server_request_done(s, to->conn);
 		return;
 	}
 	*g = (struct signing){ .srv = s, .conn = to->conn, .id = to->id, .type = to->type,
-		.format = format, .key = (uint32_t)key, .start_us = to->start_us };
-	if ((r = pool_sign(s->pool, g->key, digest, g)) != 0) {
+		.format = format, .start_us = to->start_us };
+	memcpy(g->key_name, kp->name, sizeof(g->key_name));
+	memcpy(g->key_id, kp->id, sizeof(g->key_id));
+	if ((r = pool_sign(s->pool, (uint32_t)key, digest, g)) != 0) {
 		free(g);
 		server_reply_error(s, to, (uint16_t)-r);
-		return;
+		server_request_done(s, to->conn);
 	}
-	to->conn->inflight++;
-	s->inflight++;
 }
 
 void request_signed(void *ctx, uint16_t error, const uint8_t sig[P256_SIG_LEN])
 {
 	struct signing *g = ctx;
 	struct server *s = g->srv;
-	struct key_public *kp = &s->kt->pub[g->key];
-	struct reply_to to = { .conn = g->conn, .id = g->id, .type = g->type, .key = kp->name,
+	struct reply_to to = { .conn = g->conn, .id = g->id, .type = g->type, .key = g->key_name,
 		.start_us = g->start_us };
+	struct proto_key sel = { .kind = PROTO_KEY_ID };
 	struct proto_response resp;
+	int k;
 
 	success_header(&resp, &to);
 	resp.format = g->format;
@@ -103,7 +94,9 @@ void request_signed(void *ctx, uint16_t error, const uint8_t sig[P256_SIG_LEN])
 	if (error != 0)
 		server_reply_error(s, &to, error);
 	else {
-		kp->signatures++;
+		memcpy(sel.id, g->key_id, sizeof(sel.id));
+		if ((k = keys_find(s->kt, &sel)) >= 0)
+			s->kt->pub[k].signatures++;
 		s->stats.signatures++;
 		server_reply(s, &to, &resp);
 	}
@@ -218,10 +211,16 @@ static json_t *status_json(const struct server *s)
 	}
 	if (errors == NULL)
 		return NULL;
-	return json_pack("{s:s, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:o}",
+	/* "workers": the signers, named as in the configuration. */
+	return json_pack("{s:s, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+	    "s:b, s:o}",
 	    "version", P256SIGN_VERSION,
 	    "uptime_s", (json_int_t)((clock_now_us() / 1000 - s->stats.started_ms) / 1000),
-	    "workers", (int)s->pool->n, "workers_alive", (int)s->pool->alive,
+	    "workers", (int)s->pool->want, "workers_alive", (int)s->pool->alive,
+	    "workers_replaced", (json_int_t)s->pool->stats.replaced,
+	    "workers_hung", (json_int_t)s->pool->stats.hung,
+	    "requests_resent", (json_int_t)s->pool->stats.resent,
+	    "key_set", (json_int_t)s->pool->generation,
 	    "connections", (json_int_t)s->nconns,
 	    "connections_total", (json_int_t)s->stats.connections,
 	    "requests", (json_int_t)s->stats.requests,

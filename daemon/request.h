@@ -21,7 +21,5 @@ void request_handle(struct server *s, struct conn *c, const uint8_t *frame, size
 /* The pool's signed_cb: a worker's answer (or a failure) for a request of request_handle. */
 void request_signed(void *ctx, uint16_t error, const uint8_t sig[P256_SIG_LEN]);
 
-/* The log name of a request type: "sign", "ping", ..., "unknown". */
-const char *request_type_name(uint8_t type);
 
 #endif

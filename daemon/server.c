@@ -10,10 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "chan.h"
 #include "clock.h"
-#include "evio.h"
 #include "log.h"
-#include "request.h"
 
 #define READ_MAX 16384			/* bytes per read from a client */
 #define OUTPUT_HIGH 65536		/* stop taking requests while more replies are unread */
@@ -21,6 +20,24 @@
 #define FRAMES_PER_TURN 64		/* then let other connections have a turn */
 #define LOG_FLUSH_MS 20
 #define RETRY_ACCEPT_MS 100
+
+struct conn {
+	struct server *srv;
+	struct chan ch;			/* ch.fd -1 once the socket is closed */
+	struct event *timer;		/* idle or mid-frame timeout */
+	struct ucred peer;		/* SO_PEERCRED, taken at accept */
+	unsigned long number;		/* counted from 1, for the log */
+	unsigned inflight;		/* requests sent to a signer and not yet answered */
+	int closing;			/* write what is queued, then close */
+	int eof;			/* the client shut down its side: answer, then close */
+	int paused;			/* reading stopped until the client reads its replies */
+	int frame_timing;		/* the mid-frame timeout is armed */
+	int busy;			/* its frames are being taken: closing must not free it */
+	int more;			/* frames left for its next turn */
+	int queued;			/* on the server's list of connections with replies to write */
+	TAILQ_ENTRY(conn) link;
+	TAILQ_ENTRY(conn) flush_link;
+};
 
 static struct timeval ms_tv(unsigned ms)
 {
@@ -37,14 +54,7 @@ static void conn_free(struct conn *c)
 {
 	if (c->timer != NULL)
 		event_free(c->timer);
-	if (c->rev != NULL)
-		event_free(c->rev);
-	if (c->wev != NULL)
-		event_free(c->wev);
-	if (c->in != NULL)
-		evbuffer_free(c->in);
-	if (c->out != NULL)
-		evbuffer_free(c->out);
+	chan_close(&c->ch);
 	free(c);
 }
 
@@ -54,13 +64,15 @@ static void conn_close(struct conn *c)
 {
 	struct server *s = c->srv;
 
-	if (c->fd < 0)
+	if (c->ch.fd < 0)
 		return;
-	event_del(c->rev);
-	event_del(c->wev);
 	event_del(c->timer);
-	close(c->fd);
-	c->fd = -1;
+	/* The buffers stay until the struct goes: a reply may still be queued to a closed one. */
+	event_free(c->ch.rev);
+	event_free(c->ch.wev);
+	c->ch.rev = c->ch.wev = NULL;
+	close(c->ch.fd);
+	c->ch.fd = -1;
 	if (c->queued) {
 		TAILQ_REMOVE(&s->to_flush, c, flush_link);
 		c->queued = 0;
@@ -78,7 +90,7 @@ static void conn_update_timer(struct conn *c)
 	const struct config_limits *l = &c->srv->cfg->limits;
 	struct timeval tv;
 
-	if (evbuffer_get_length(c->in) > 0) {
+	if (evbuffer_get_length(c->ch.in) > 0) {
 		if (c->frame_timing)
 			return;
 		c->frame_timing = 1;
@@ -98,13 +110,27 @@ static void conn_update_timer(struct conn *c)
 	}
 }
 
+int server_request_hold(struct server *s, struct conn *c)
+{
+	if (c->inflight >= s->cfg->limits.max_inflight_per_connection)
+		return -1;
+	c->inflight++;
+	s->inflight++;
+	return 0;
+}
+
+const struct ucred *server_conn_peer(const struct conn *c)
+{
+	return &c->peer;
+}
+
 void server_request_done(struct server *s, struct conn *c)
 {
 	c->inflight--;
 	s->inflight--;
-	if (c->fd < 0 && c->inflight == 0 && !c->busy)
+	if (c->ch.fd < 0 && c->inflight == 0 && !c->busy)
 		conn_free(c);
-	else if (c->fd >= 0 && c->inflight == 0)
+	else if (c->ch.fd >= 0 && c->inflight == 0)
 		conn_update_timer(c);	/* idle from now: the timer stopped while this was out */
 	maybe_finish_stop(s);
 }
@@ -123,7 +149,7 @@ static void conn_queue(struct conn *c)
 {
 	struct server *s = c->srv;
 
-	if (c->queued || c->fd < 0)
+	if (c->queued || c->ch.fd < 0)
 		return;
 	/* The flush runs after the callbacks already due in this turn: their replies join it. */
 	if (TAILQ_EMPTY(&s->to_flush))
@@ -136,8 +162,8 @@ static void conn_queue(struct conn *c)
 static void conn_close_after_write(struct conn *c)
 {
 	c->closing = 1;
-	event_del(c->rev);
-	if (evbuffer_get_length(c->out) == 0)
+	chan_pause(&c->ch);
+	if (evbuffer_get_length(c->ch.out) == 0)
 		conn_close(c);
 	else
 		conn_queue(c);
@@ -149,21 +175,11 @@ static void conn_process(struct conn *c);
  * closes c if it was to close, or resumes reading once the client caught up. */
 static void conn_flush(struct conn *c)
 {
-	size_t left = evbuffer_get_length(c->out);
+	ssize_t left = chan_flush(&c->ch);
 
-	if (left > 0) {
-		if (evbuffer_write(c->out, c->fd) < 0 && errno != EAGAIN && errno != EINTR) {
-			conn_close(c);
-			return;
-		}
-		left = evbuffer_get_length(c->out);
-		if (left > 0 && event_add(c->wev, NULL) != 0) {
-			log_error("conn %lu: cannot wait for the socket to drain", c->number);
-			conn_close(c);
-			return;
-		}
-		if (left == 0)
-			event_del(c->wev);
+	if (left < 0) {
+		conn_close(c);
+		return;
 	}
 	if (left == 0 && (c->closing || ((c->srv->stopping || c->eof) && c->inflight == 0))) {
 		conn_close(c);
@@ -171,7 +187,7 @@ static void conn_flush(struct conn *c)
 	}
 	if (c->paused && !c->closing && left <= OUTPUT_LOW) {
 		c->paused = 0;
-		if (event_add(c->rev, NULL) != 0) {
+		if (chan_resume(&c->ch) != 0) {
 			log_error("conn %lu: cannot resume reading", c->number);
 			conn_close(c);
 			return;
@@ -205,7 +221,7 @@ static void conn_process(struct conn *c)
 	c->busy = 1;
 	conn_take_frames(c);
 	c->busy = 0;
-	if (c->fd < 0 && c->inflight == 0)
+	if (c->ch.fd < 0 && c->inflight == 0)
 		conn_free(c);
 }
 
@@ -215,21 +231,21 @@ static void conn_take_frames(struct conn *c)
 	struct server *s = c->srv;
 	int n;
 
-	for (n = 0; n < FRAMES_PER_TURN && c->fd >= 0 && !c->closing; n++) {
+	for (n = 0; n < FRAMES_PER_TURN && c->ch.fd >= 0 && !c->closing; n++) {
 		uint8_t prefix[PROTO_LEN_PREFIX];
-		size_t have = evbuffer_get_length(c->in);
+		size_t have = evbuffer_get_length(c->ch.in);
 		uint32_t len = 0;
 		const uint8_t *frame;
 		int r;
 
-		if (evbuffer_get_length(c->out) > OUTPUT_HIGH) {
+		if (evbuffer_get_length(c->ch.out) > OUTPUT_HIGH) {
 			c->paused = 1;
-			event_del(c->rev);
+			chan_pause(&c->ch);
 			break;
 		}
 		if (have < PROTO_LEN_PREFIX)
 			break;
-		evbuffer_copyout(c->in, prefix, sizeof(prefix));
+		evbuffer_copyout(c->ch.in, prefix, sizeof(prefix));
 		/* Decided on the prefix alone: an oversize frame's body is never waited for. */
 		r = proto_frame_length(prefix, &len);
 		if (r == 0 && len > s->cfg->limits.max_frame_bytes)
@@ -238,23 +254,23 @@ static void conn_take_frames(struct conn *c)
 			struct reply_to to = { .conn = c, .type = 0, .start_us = clock_now_us() };
 
 			server_reply_error(s, &to, (uint16_t)-r);
-			if (c->fd >= 0)
+			if (c->ch.fd >= 0)
 				conn_close_after_write(c);
 			break;
 		}
 		if (have - PROTO_LEN_PREFIX < len)
 			break;
-		if ((frame = evbuffer_pullup(c->in, PROTO_LEN_PREFIX + (ssize_t)len)) == NULL) {
+		if ((frame = evbuffer_pullup(c->ch.in, PROTO_LEN_PREFIX + (ssize_t)len)) == NULL) {
 			log_error("conn %lu: out of memory", c->number);
 			conn_close(c);
 			return;
 		}
 		c->frame_timing = 0;	/* progress: a stalled frame is timed from here */
-		request_handle(s, c, frame + PROTO_LEN_PREFIX, len, clock_now_us());
-		if (c->fd >= 0)
-			evbuffer_drain(c->in, PROTO_LEN_PREFIX + len);
+		s->frame(s, c, frame + PROTO_LEN_PREFIX, len, clock_now_us());
+		if (c->ch.fd >= 0)
+			evbuffer_drain(c->ch.in, PROTO_LEN_PREFIX + len);
 	}
-	if (c->fd < 0)
+	if (c->ch.fd < 0)
 		return;
 	if (c->inflight == 0 && (s->stopping || (c->eof && n < FRAMES_PER_TURN))) {
 		conn_close_after_write(c);
@@ -263,7 +279,7 @@ static void conn_take_frames(struct conn *c)
 	/* Frames left over: come back after the connections already waiting had their turn. */
 	if (n == FRAMES_PER_TURN) {
 		c->more = 1;
-		event_active(c->rev, EV_READ, 0);
+		event_active(c->ch.rev, EV_READ, 0);
 	}
 	conn_update_timer(c);
 }
@@ -273,13 +289,13 @@ static void conn_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *c = arg;
 	size_t limit = PROTO_LEN_PREFIX + c->srv->cfg->limits.max_frame_bytes;
-	size_t have = evbuffer_get_length(c->in);
+	size_t have = evbuffer_get_length(c->ch.in);
 
 	c->srv->activity++;
 	if (c->more)
 		c->more = 0;	/* a turn for buffered frames; the socket is read next time */
 	else if (have < limit) {
-		ssize_t n = evio_read(c->in, c->fd, limit - have < READ_MAX ? limit - have : READ_MAX);
+		ssize_t n = chan_read(&c->ch, limit - have < READ_MAX ? limit - have : READ_MAX);
 
 		if (n < 0 && errno != EAGAIN && errno != EINTR) {
 			conn_close(c);
@@ -290,7 +306,7 @@ static void conn_read_cb(evutil_socket_t fd, short what, void *arg)
 		 * over is dropped with it). */
 		if (n == 0) {
 			c->eof = 1;
-			event_del(c->rev);
+			chan_pause(&c->ch);
 		}
 	}
 	conn_process(c);
@@ -332,18 +348,14 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		goto fail;
 	c->srv = s;
-	c->fd = -1;
+	c->ch.fd = -1;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->peer, &credlen) != 0) {
 		log_error("SO_PEERCRED: %s", strerror(errno));
 		goto fail;
 	}
 	if ((c->timer = evtimer_new(s->base, conn_timer_cb, c)) == NULL ||
-	    (c->rev = event_new(s->base, fd, EV_READ | EV_PERSIST, conn_read_cb, c)) == NULL ||
-	    (c->wev = event_new(s->base, fd, EV_WRITE | EV_PERSIST, conn_write_cb, c)) == NULL ||
-	    (c->in = evbuffer_new()) == NULL || (c->out = evbuffer_new()) == NULL ||
-	    event_add(c->rev, NULL) != 0)
+	    chan_open(&c->ch, s->base, fd, conn_read_cb, conn_write_cb, c) != 0)
 		goto fail;
-	c->fd = fd;
 	c->number = ++s->stats.connections;
 	TAILQ_INSERT_TAIL(&s->conns, c, link);
 	s->nconns++;
@@ -398,7 +410,7 @@ static void stop_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 int server_init(struct server *s, struct event_base *base, const struct config *cfg,
-	struct keytab *kt, struct pool *pool, int fd)
+	struct keytab *kt, struct pool *pool, int fd, server_frame_fn frame)
 {
 	/* Timeouts are checked a few times per period, so a request is answered at most 25 %
 	 * after its deadline. */
@@ -407,6 +419,7 @@ int server_init(struct server *s, struct event_base *base, const struct config *
 
 	memset(s, 0, sizeof(*s));
 	s->base = base;
+	s->frame = frame;
 	s->cfg = cfg;
 	s->kt = kt;
 	s->pool = pool;
@@ -500,7 +513,7 @@ void server_reply(struct server *s, const struct reply_to *to, const struct prot
 	struct conn *c = to->conn;
 	struct log_request line = {
 		.peer = &c->peer, .conn = c->number, .id = to->id,
-		.type = request_type_name(to->type), .key = to->key ? to->key : "-",
+		.type = proto_type_name(to->type), .key = to->key ? to->key : "-",
 		.result = resp->h.type == PROTO_ERROR ? proto_error_tag(resp->error) : "ok",
 		.us = clock_now_us() - to->start_us,
 	};
@@ -513,14 +526,14 @@ void server_reply(struct server *s, const struct reply_to *to, const struct prot
 		s->stats.errors[resp->error]++;
 	if (log_request(&line) && event_add(s->log_ev, &tv) != 0)
 		log_flush();	/* no timer to write the buffered lines later: write them now */
-	if (c->fd < 0)
+	if (c->ch.fd < 0)
 		return;
 	if (proto_encode_response(resp, buf, sizeof(buf), &len) != 0) {
 		log_error("conn %lu: cannot encode a reply", c->number);
 		conn_close(c);
 		return;
 	}
-	if (evbuffer_add(c->out, buf, len) != 0) {
+	if (evbuffer_add(c->ch.out, buf, len) != 0) {
 		log_error("conn %lu: out of memory", c->number);
 		conn_close(c);
 		return;

@@ -13,40 +13,21 @@
 #include "proto.h"
 
 /*
- * The parent's event loop side: the listening socket, client connections and their frames,
- * limits and timeouts, replies with their log lines, and the orderly stop. Each complete frame
- * goes to request_handle (request.h), the one function every request passes through.
+ * The parent's transport: the listening socket, client connections and their frames, limits and
+ * timeouts, replies with their log lines, and the orderly stop. Each complete frame goes to the
+ * frame callback given to server_init (request_handle, request.h: the one function every request
+ * passes through); the request layer answers through server_reply. A connection is opaque to it.
  */
 
 struct event_base;
 struct event;
-struct evbuffer;
 struct evconnlistener;
+struct conn;
+struct server;
 
-/*
- * A client connection. Its socket is read and written directly (one read per readiness, one
- * writev per loop turn for all the replies queued to it) rather than through a bufferevent,
- * which would add an ioctl per read and two epoll_ctl calls per reply.
- */
-struct conn {
-	struct server *srv;
-	int fd;				/* -1 once the socket is closed */
-	struct event *rev, *wev;	/* readable; writable (only while replies are stuck) */
-	struct evbuffer *in, *out;
-	struct event *timer;		/* idle or mid-frame timeout */
-	struct ucred peer;		/* SO_PEERCRED, taken at accept */
-	unsigned long number;		/* counted from 1, for the log */
-	unsigned inflight;		/* requests sent to a worker and not yet answered */
-	int closing;			/* write what is queued, then close */
-	int eof;			/* the client shut down its side: answer, then close */
-	int paused;			/* reading stopped until the client reads its replies */
-	int frame_timing;		/* the mid-frame timeout is armed */
-	int busy;			/* its frames are being taken: closing must not free it */
-	int more;			/* frames left for its next turn */
-	int queued;			/* on the server's list of connections with replies to write */
-	TAILQ_ENTRY(conn) link;
-	TAILQ_ENTRY(conn) flush_link;
-};
+/* Takes one frame (len bytes after the length prefix) of c, taken at start_us. */
+typedef void (*server_frame_fn)(struct server *s, struct conn *c, const uint8_t *frame,
+	size_t len, uint64_t start_us);
 
 struct server_stats {
 	uint64_t started_ms;		/* CLOCK_MONOTONIC */
@@ -58,6 +39,7 @@ struct server_stats {
 
 struct server {
 	struct event_base *base;
+	server_frame_fn frame;
 	const struct config *cfg;
 	struct keytab *kt;
 	struct pool *pool;
@@ -87,10 +69,11 @@ struct reply_to {
 
 /*
  * Sets up the server on base around a listening socket fd (already listening; the server owns it
- * from now on). Accepting starts with server_accept. Returns 0 or -1 (logged).
+ * from now on); every frame goes to `frame`. Accepting starts with server_accept. Returns 0 or
+ * -1 (logged).
  */
 int server_init(struct server *s, struct event_base *base, const struct config *cfg,
-	struct keytab *kt, struct pool *pool, int fd);
+	struct keytab *kt, struct pool *pool, int fd, server_frame_fn frame);
 
 /* Starts accepting connections (after the workers passed their self-test). */
 int server_accept(struct server *s);
@@ -112,7 +95,16 @@ void server_reply(struct server *s, const struct reply_to *to, const struct prot
 /* server_reply of the standard ERROR response with code. */
 void server_reply_error(struct server *s, const struct reply_to *to, uint16_t code);
 
-/* A request sent to a worker on behalf of c finished: drops the connection's hold on it. */
+/*
+ * A request of c goes to a signer: c stays allocated (if closed meanwhile) until the matching
+ * server_request_done. Returns 0, or -1 when c already has max_inflight_per_connection out.
+ */
+int server_request_hold(struct server *s, struct conn *c);
+
+/* A request held by server_request_hold finished. */
 void server_request_done(struct server *s, struct conn *c);
+
+/* The peer's credentials (SO_PEERCRED at accept). */
+const struct ucred *server_conn_peer(const struct conn *c);
 
 #endif

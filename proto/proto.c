@@ -401,3 +401,17 @@ int proto_encode_response(const struct proto_response *resp, uint8_t *buf, size_
 		return r;
 	return finish_frame(&b, out_len);
 }
+
+const char *proto_type_name(uint8_t type)
+{
+	switch (type) {
+	case PROTO_PING: return "ping";
+	case PROTO_SIGN: return "sign";
+	case PROTO_SIGN_MESSAGE: return "sign-message";
+	case PROTO_PUBKEY: return "pubkey";
+	case PROTO_VERIFY: return "verify";
+	case PROTO_LIST_KEYS: return "list-keys";
+	case PROTO_STATUS: return "status";
+	default: return "unknown";
+	}
+}

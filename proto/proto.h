@@ -79,6 +79,9 @@ enum proto_error {
 
 /* The stable tag ("unknown-key") and a short English text of a wire error code. */
 const char *proto_error_tag(uint16_t code);
+
+/* The log name of a request type: "ping", "sign", "sign-message", ..., or "unknown". */
+const char *proto_type_name(uint8_t type);
 const char *proto_error_text(uint16_t code);
 
 /* 1 when the error ends the connection after it is sent. */

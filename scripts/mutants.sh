@@ -183,8 +183,8 @@ mutant der-trailing-accepted lib/der.c unit \
 mutant der-sign-byte-dropped lib/der.c unit \
 	's/int pad = (v\[skip\] \& 0x80) != 0;/int pad = 0;/'
 
-# the worker's batching (daemon/worker.c)
-mutant answers-once-per-batch daemon/worker.c unit \
+# the signer's batching (daemon/signer.c)
+mutant answers-once-per-batch daemon/signer.c unit \
 	's/if (++answered % IPC_ANSWERS_PER_WRITE == 0 \&\& /if (0 \&\& /'
 
 total=$((killed + survived + broken))

@@ -104,6 +104,11 @@ def raw_to_der(raw):
     return bytes([0x30, len(body)]) + body
 
 
+def children(pid):
+    with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+        return [int(p) for p in f.read().split()]
+
+
 # ---- decoding -------------------------------------------------------------------------------
 
 class Response:
@@ -271,10 +276,14 @@ class Daemon:
         with open(self.log, errors="replace") as f:
             return f.read()
 
+    def keyholder(self):
+        """Process id of the key-holder (the daemon's one child)."""
+        (pid,) = children(self.proc.pid)
+        return pid
+
     def workers(self):
-        """Process ids of the workers (the daemon's children)."""
-        with open("/proc/%d/task/%d/children" % (self.proc.pid, self.proc.pid)) as f:
-            return [int(p) for p in f.read().split()]
+        """Process ids of the signers (the key-holder's children)."""
+        return children(self.keyholder())
 
     def stop(self, expect=0):
         """SIGTERM, then checks the exit status and the log for sanitizer and valgrind reports; returns the

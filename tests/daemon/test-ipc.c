@@ -1,72 +1,137 @@
 /* SPDX-License-Identifier: ISC */
-/* Unit test of the parent <-> worker message framing (daemon/ipc.c): every refusal of ipc_next,
- * partial messages, and several messages in one buffer, as a batch arrives. */
+/*
+ * Unit test of the messages between the daemon's roles (daemon/ipc.c): every refusal of
+ * ipc_next (unknown type, wrong sender or receiver, a length the table does not allow, flags),
+ * partial messages, trailing bytes within their maximum, and several messages in one buffer, as
+ * a batch arrives.
+ */
 #include <string.h>
 
 #include "testutil.h"
 #include "ipc.h"
 
+/* Rewrites the header at buf and checks that ipc_next then refuses it with `want`. */
+static void refused(uint8_t *buf, size_t len, const struct ipc_header *h, enum proc_role from,
+	enum proc_role to, int want)
+{
+	struct ipc_header out;
+	const uint8_t *body;
+	size_t used;
+
+	memcpy(buf, h, sizeof(*h));
+	CHECK_INT(ipc_next(buf, len, from, to, &out, &body, &used), want);
+}
+
 int main(void)
 {
-	uint8_t buf[4 * IPC_MSG_MAX], digest[P256_DIGEST_LEN];
+	uint8_t buf[4 * IPC_MSG_MAX];
+	struct ipc_sign sign = { .key = 7 };
 	struct ipc_signature sig = { .result = P256_ERR_FAULT };
-	struct ipc_header h;
+	struct ipc_header h, bad;
 	const uint8_t *body;
 	size_t len = 0, used, off;
+	char text[IPC_TEXT_MAX + 1];
 
-	memset(digest, 0xab, sizeof(digest));
+	memset(sign.digest, 0xab, sizeof(sign.digest));
 	memset(sig.sig, 0x5c, sizeof(sig.sig));
 
 	/* A batch: SIGN, PING, SELFTEST one after the other, read back in order. */
-	CHECK_INT(ipc_put(buf, sizeof(buf), &len, IPC_SIGN, 7, 100, digest), 0);
-	CHECK_INT(ipc_put(buf, sizeof(buf), &len, IPC_PING, 0, 101, NULL), 0);
-	CHECK_INT(ipc_put(buf, sizeof(buf), &len, IPC_SELFTEST, 0, 102, NULL), 0);
+	test_case = "batch";
+	CHECK_INT(ipc_put(buf, sizeof(buf), &len, IPC_SIGN, 100, &sign, sizeof(sign)), 0);
+	CHECK_INT(ipc_put(buf, sizeof(buf), &len, IPC_PING, 101, NULL, 0), 0);
+	CHECK_INT(ipc_put(buf, sizeof(buf), &len, IPC_SELFTEST, 102, NULL, 0), 0);
 	CHECK_INT(len, 3 * sizeof(struct ipc_header) + sizeof(struct ipc_sign));
 	off = 0;
-	CHECK_INT(ipc_next(buf, len, IPC_TO_WORKER, &h, &body, &used), 0);
-	CHECK(h.type == IPC_SIGN && h.key == 7 && h.id == 100 && h.len == P256_DIGEST_LEN);
-	CHECK_MEM(body, digest, P256_DIGEST_LEN);
+	CHECK_INT(ipc_next(buf, len, PROC_PARENT, PROC_SIGNER, &h, &body, &used), 0);
+	CHECK(h.type == IPC_SIGN && h.id == 100 && h.len == sizeof(sign) && h.flags == 0);
+	CHECK_MEM(body, &sign, sizeof(sign));
 	off += used;
-	CHECK_INT(ipc_next(buf + off, len - off, IPC_TO_WORKER, &h, &body, &used), 0);
+	CHECK_INT(ipc_next(buf + off, len - off, PROC_PARENT, PROC_SIGNER, &h, &body, &used), 0);
 	CHECK(h.type == IPC_PING && h.id == 101 && used == sizeof(h));
 	off += used;
-	CHECK_INT(ipc_next(buf + off, len - off, IPC_TO_WORKER, &h, &body, &used), 0);
+	CHECK_INT(ipc_next(buf + off, len - off, PROC_PARENT, PROC_SIGNER, &h, &body, &used), 0);
 	CHECK(h.type == IPC_SELFTEST && h.id == 102);
 	off += used;
 	CHECK_INT(off, len);
-	CHECK_INT(ipc_next(buf + off, len - off, IPC_TO_WORKER, &h, &body, &used), 1);
+	CHECK_INT(ipc_next(buf + off, len - off, PROC_PARENT, PROC_SIGNER, &h, &body, &used),
+	    IPC_PARTIAL);
 
 	/* Every split of a message is "partial", never an error and never a message. */
+	test_case = "partial";
 	len = 0;
-	CHECK_INT(ipc_put(buf, sizeof(buf), &len, IPC_SIGNATURE, 3, 9, &sig), 0);
+	CHECK_INT(ipc_put(buf, sizeof(buf), &len, IPC_SIGNATURE, 9, &sig, sizeof(sig)), 0);
 	for (size_t k = 0; k < len; k++)
-		CHECK_INT(ipc_next(buf, k, IPC_TO_PARENT, &h, &body, &used), 1);
-	CHECK_INT(ipc_next(buf, len, IPC_TO_PARENT, &h, &body, &used), 0);
+		CHECK_INT(ipc_next(buf, k, PROC_SIGNER, PROC_PARENT, &h, &body, &used), IPC_PARTIAL);
+	CHECK_INT(ipc_next(buf, len, PROC_SIGNER, PROC_PARENT, &h, &body, &used), 0);
 	CHECK_MEM(body, &sig, sizeof(sig));
 
-	/* The wrong direction, an unknown type, a length that is not the type's. */
-	CHECK_INT(ipc_next(buf, len, IPC_TO_WORKER, &h, &body, &used), P256_ERR_LENGTH);
-	memcpy(&h, buf, sizeof(h));
-	h.len--;
-	memcpy(buf, &h, sizeof(h));
-	CHECK_INT(ipc_next(buf, len, IPC_TO_PARENT, &h, &body, &used), P256_ERR_LENGTH);
-	for (unsigned t = 0; t < 0x10000; t += t < 16 ? 1 : 251) {
-		struct ipc_header bad = { .type = (uint16_t)t };
+	/* Sender and receiver: a signature from anyone but a signer, or to anyone but the parent. */
+	test_case = "route";
+	CHECK_INT(ipc_next(buf, len, PROC_PARENT, PROC_SIGNER, &h, &body, &used), IPC_ERR_ROUTE);
+	CHECK_INT(ipc_next(buf, len, PROC_KEYHOLDER, PROC_PARENT, &h, &body, &used),
+	    IPC_ERR_ROUTE);
+	CHECK_INT(ipc_next(buf, len, PROC_SIGNER, PROC_KEYHOLDER, &h, &body, &used),
+	    IPC_ERR_ROUTE);
 
-		if (t >= IPC_SIGN && t <= IPC_PONG)
+	/* A length one short or one long of a fixed body, and flags other than 0. */
+	test_case = "length";
+	memcpy(&bad, buf, sizeof(bad));
+	bad.len = sizeof(sig) - 1;
+	refused(buf, len, &bad, PROC_SIGNER, PROC_PARENT, IPC_ERR_LENGTH);
+	bad.len = sizeof(sig) + 1;
+	refused(buf, sizeof(buf), &bad, PROC_SIGNER, PROC_PARENT, IPC_ERR_LENGTH);
+	bad.len = UINT32_MAX;	/* refused on the header alone: never waited for */
+	refused(buf, sizeof(bad), &bad, PROC_SIGNER, PROC_PARENT, IPC_ERR_LENGTH);
+	bad.len = sizeof(sig);
+	bad.flags = 1;
+	refused(buf, len, &bad, PROC_SIGNER, PROC_PARENT, IPC_ERR_LENGTH);
+
+	/* Unknown types, in both directions. */
+	test_case = "type";
+	for (unsigned t = 0; t < 0x10000; t += t < 32 ? 1 : 251) {
+		memset(&bad, 0, sizeof(bad));
+		bad.type = (uint16_t)t;
+		if (t >= IPC_SIGN && t < IPC_TYPE_MAX)
 			continue;
-		memcpy(buf, &bad, sizeof(bad));
-		CHECK_INT(ipc_next(buf, sizeof(bad), IPC_TO_PARENT, &h, &body, &used),
-		    P256_ERR_LENGTH);
-		CHECK_INT(ipc_next(buf, sizeof(bad), IPC_TO_WORKER, &h, &body, &used),
-		    P256_ERR_LENGTH);
+		refused(buf, sizeof(bad), &bad, PROC_SIGNER, PROC_PARENT, IPC_ERR_TYPE);
+		refused(buf, sizeof(bad), &bad, PROC_PARENT, PROC_SIGNER, IPC_ERR_TYPE);
+		CHECK(strcmp(ipc_type_name((uint16_t)t), "unknown") == 0);
 	}
 
-	/* ipc_put refuses an unknown type and a buffer without room. */
+	/* Trailing bytes: up to IPC_TEXT_MAX after RELOAD_FAILED's empty fixed part, not one more. */
+	test_case = "trailing";
+	memset(text, 'x', sizeof(text));
 	len = 0;
-	CHECK_INT(ipc_put(buf, sizeof(buf), &len, 0, 0, 1, NULL), P256_ERR_LENGTH);
-	CHECK_INT(ipc_put(buf, sizeof(struct ipc_header) + 1, &len, IPC_SIGN, 0, 1, digest),
-	    P256_ERR_BUFFER);
+	CHECK_INT(ipc_put(buf, sizeof(buf), &len, IPC_RELOAD_FAILED, 0, text, IPC_TEXT_MAX), 0);
+	CHECK_INT(ipc_next(buf, len, PROC_KEYHOLDER, PROC_PARENT, &h, &body, &used), 0);
+	CHECK_INT(h.len, IPC_TEXT_MAX);
+	len = 0;
+	CHECK_INT(ipc_put(buf, sizeof(buf), &len, IPC_RELOAD_FAILED, 0, text, IPC_TEXT_MAX + 1),
+	    IPC_ERR_LENGTH);
+	memcpy(&bad, buf, sizeof(bad));
+	bad.len = IPC_TEXT_MAX + 1;
+	refused(buf, sizeof(buf), &bad, PROC_KEYHOLDER, PROC_PARENT, IPC_ERR_LENGTH);
+	/* A type without trailing bytes takes none. */
+	len = 0;
+	CHECK_INT(ipc_put(buf, sizeof(buf), &len, IPC_PING, 1, text, 1), IPC_ERR_LENGTH);
+
+	/* Replies: the table's expected answer of each request type. */
+	test_case = "replies";
+	CHECK_INT(ipc_reply_type(IPC_SIGN), IPC_SIGNATURE);
+	CHECK_INT(ipc_reply_type(IPC_SELFTEST), IPC_SELFTEST_RESULT);
+	CHECK_INT(ipc_reply_type(IPC_PING), IPC_PONG);
+	CHECK_INT(ipc_reply_type(IPC_SIGNATURE), 0);
+	CHECK_INT(ipc_reply_type(IPC_TYPE_MAX), 0);
+	CHECK(strcmp(ipc_type_name(IPC_SIGNER_FD), "signer-fd") == 0);
+
+	/* ipc_put refuses an unknown type and a buffer without room. */
+	test_case = "put";
+	len = 0;
+	CHECK_INT(ipc_put(buf, sizeof(buf), &len, 0, 1, NULL, 0), IPC_ERR_TYPE);
+	CHECK_INT(ipc_put(buf, sizeof(struct ipc_header) + 1, &len, IPC_SIGN, 1, &sign,
+	    sizeof(sign)), IPC_ERR_SPACE);
+	CHECK_INT(ipc_put(buf, sizeof(buf), &len, IPC_SIGN, 1, &sign, sizeof(sign) - 1),
+	    IPC_ERR_LENGTH);
 	CHECK_INT(len, 0);
 	return test_done("ipc");
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: ISC
 """Started with descriptors 0, 1 and 2 closed, the daemon opens /dev/null on them: no client
-connection takes number 2 and receives the request log, and no worker keeps a socket there."""
+connection takes number 2 and receives the request log, and no other role keeps a
+socket there or anything beyond its channel."""
 import os
 import socket
 import sys
@@ -30,9 +31,13 @@ def main():
     check(extra is None, "the client received bytes beyond its reply: %r" % extra)
     parent = fds(d.proc.pid)
     check(all(parent[fd] == "/dev/null" for fd in (0, 1, 2)), "parent's 0-2: %s" % parent)
-    for w in d.workers():
+    # The key-holder and every signer: /dev/null on 0-2 and their channel on 3, nothing else
+    # (not the listening socket, not a client, not another signer's channel).
+    # The key-holder has its signalfd besides (SIGCHLD of its signers).
+    for w, extra in [(d.keyholder(), {4: "anon_inode:[signalfd]"})] + [(w, {}) for w in d.workers()]:
         f = fds(w)
-        check(f.get(2) == "/dev/null" and sorted(f) == [2, 3], "worker %d's descriptors: %s" % (w, f))
+        check(all(f.get(fd) == "/dev/null" for fd in (0, 1, 2)) and f[3].startswith("socket:")
+              and {k: v for k, v in f.items() if k > 3} == extra, "role %d's descriptors: %s" % (w, f))
     d.stop()
     print("ok")
 

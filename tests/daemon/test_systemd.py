@@ -32,7 +32,8 @@ def main():
                 "-E", "NOTIFY_SOCKET", "-E", "WATCHDOG_USEC=%d" % WATCHDOG_USEC,
                 "-l", path, "--fdname=p256signd"] + argv
 
-    d = Daemon(binary, workers=2, wrap=wrap, wait_ready=False)
+    d = Daemon(binary, workers=2, wrap=wrap, wait_ready=False,
+               limits={"worker_timeout_ms": 4000})
     # systemd-socket-activate starts the daemon on the first connection attempt.
     end = time.monotonic() + TIMEOUT
     while not os.path.exists(path):
@@ -45,9 +46,9 @@ def main():
     log = d.log_text()
     check("listening on socket-activated fd 3 (p256signd)" in log, "activation logged: " + log)
     check(not os.path.exists(d.socket), "no socket of its own when activated")
-    check(log.index("ready: 2 workers passed the self-test") < len(log), "self-test logged")
+    check(log.index("ready: 2 signers passed the self-test") < len(log), "self-test logged")
     status = [m for m in d.messages if m.startswith("STATUS=")]
-    check(status and "2/2 workers alive" in status[0], "STATUS with READY: %s" % status)
+    check(status and "2/2 signers alive" in status[0], "STATUS with READY: %s" % status)
 
     # STATUS= follows the requests served (updated every second).
     for i in range(5):
@@ -57,16 +58,27 @@ def main():
         check(time.monotonic() < end, "STATUS= counts requests: %s" % d.messages[-5:])
         d.read_notify(0.2)
 
-    # WATCHDOG=1 at half the period, but not while a worker does not answer.
+    # WATCHDOG=1 at half the period, but not while no signer answers: both stopped, each with a
+    # request, are suspected after a quarter of worker_timeout_ms (1 s) and replaced after it
+    # (4 s); their requests are answered by the replacements, and the keep-alives resume.
     check(watchdogs(d, 1.0) >= 3, "WATCHDOG=1 keep-alives")
-    worker = d.workers()[0]
-    os.kill(worker, signal.SIGSTOP)
+    workers = d.workers()
+    for w in workers:
+        os.kill(w, signal.SIGSTOP)
     try:
-        d.read_notify(0.5)           # a keep-alive already on its way may still arrive
-        check(watchdogs(d, 1.0) == 0, "no WATCHDOG=1 while a worker is stopped")
+        c.send(sign_req(20, RFC, RFC_DIGEST) + sign_req(21, RFC, RFC_DIGEST))
+        d.read_notify(1.3)           # a keep-alive already on its way may still arrive
+        check(watchdogs(d, 1.0) == 0, "no WATCHDOG=1 while no signer answers")
+        ids = sorted(c.recv().ok(SIGN).id for _ in range(2))
+        check(ids == [20, 21], "the requests of the stopped signers are answered: %s" % ids)
     finally:
-        os.kill(worker, signal.SIGCONT)
-    check(watchdogs(d, 1.0) >= 3, "WATCHDOG=1 again once the worker answers")
+        for w in workers:
+            try:
+                os.kill(w, signal.SIGCONT)
+            except ProcessLookupError:
+                pass    # replaced, as it should be
+    check(watchdogs(d, 1.0) >= 3, "WATCHDOG=1 again once signers answer")
+    check(not set(workers) & set(d.workers()), "both stopped signers were replaced")
 
     c.close()
     d.proc.send_signal(signal.SIGTERM)

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Unit test of a worker process (daemon/worker.c) on its own: forked with a key table built here
+ * Unit test of a signer process (daemon/signer.c) on its own: forked with a key table built here
  * and driven over a SOCK_SEQPACKET socketpair, which keeps the boundary of every write, so the
- * test sees how the worker groups its answers. A batch of requests is answered in order, with the
- * right signatures, in writes of IPC_ANSWERS_PER_WRITE answers and a last one with the rest; the
- * worker exits 0 when the parent's end closes.
+ * test sees how the signer groups its answers. A batch of requests is answered in order, with
+ * the right signatures, in writes of IPC_ANSWERS_PER_WRITE answers and a last one with the rest;
+ * a message the table refuses ends it with status 1; it exits 0 when the parent's end closes.
  */
 #include <poll.h>
 #include <stdlib.h>
@@ -16,13 +16,13 @@
 #include "testutil.h"
 #include "ipc.h"
 #include "keys.h"
-#include "worker.h"
+#include "signer.h"
 
 /* RFC 6979 A.2.5's private key; the signatures are checked against p256_sign in this process. */
 static const char *D = "c9afa9d845ba75166b5c215767b1d6934e50c3db36e89b127b8a622b120f6721";
 
 #define REQ_LEN (sizeof(struct ipc_header) + sizeof(struct ipc_sign))
-#define ANSWER_LEN IPC_MSG_MAX
+#define ANSWER_LEN IPC_SIGNER_MSG_MAX
 
 static void digest_of(uint64_t id, uint8_t digest[P256_DIGEST_LEN])
 {
@@ -33,12 +33,13 @@ static void digest_of(uint64_t id, uint8_t digest[P256_DIGEST_LEN])
 /* Sends n SIGN requests with ids first.. in one write. */
 static void send_batch(int fd, uint64_t first, size_t n)
 {
-	uint8_t buf[IPC_BATCH * REQ_LEN], digest[P256_DIGEST_LEN];
+	uint8_t buf[IPC_BATCH * REQ_LEN];
+	struct ipc_sign req = { .key = 0 };
 	size_t len = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		digest_of(first + i, digest);
-		CHECK_INT(ipc_put(buf, sizeof(buf), &len, IPC_SIGN, 0, first + i, digest), 0);
+		digest_of(first + i, req.digest);
+		CHECK_INT(ipc_put(buf, sizeof(buf), &len, IPC_SIGN, first + i, &req, sizeof(req)), 0);
 	}
 	CHECK_INT(write(fd, buf, len), len);
 }
@@ -78,7 +79,8 @@ static void expect_answers(int fd, const uint8_t d[P256_SCALAR_LEN], uint64_t fi
 		if (len == 0)
 			return;
 		CHECK_INT(len, expect * ANSWER_LEN);
-		while (off < len && ipc_next(buf + off, len - off, IPC_TO_PARENT, &h, &body, &used) == 0) {
+		while (off < len && ipc_next(buf + off, len - off, PROC_SIGNER, PROC_PARENT, &h, &body,
+			    &used) == 0) {
 			memcpy(&s, body, sizeof(s));
 			CHECK_INT(h.type, IPC_SIGNATURE);
 			CHECK_INT(h.id, id);
@@ -93,67 +95,89 @@ static void expect_answers(int fd, const uint8_t d[P256_SCALAR_LEN], uint64_t fi
 	}
 }
 
-int main(void)
+/* Forks a signer with RFC 6979 A.2.5's key (deterministic, no verification) on a new
+ * SOCK_SEQPACKET pair; returns its pid and the test's end in *fd. */
+static pid_t start_signer(const uint8_t d[P256_SCALAR_LEN], int *fd)
 {
-	struct key_public pub;
-	struct p256_key priv;
-	uint8_t d[P256_SCALAR_LEN], buf[ANSWER_LEN];
-	int sv[2], status;
-	struct ipc_header h;
-	const uint8_t *body;
-	size_t used;
+	uint8_t point[P256_POINT_LEN];
+	int sv[2];
 	pid_t pid;
 
-	hex_exact(D, d, sizeof(d));
-	memset(&pub, 0, sizeof(pub));
-	pub.nonce = P256_NONCE_DETERMINISTIC;
-	pub.verify_after_sign = 0;
-	if (p256_key_init_untabled(&priv, d) != 0 ||
+	if (p256_public_from_private(d, point) != 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
 		test_fatal("set-up");
 	if ((pid = fork()) < 0)
 		test_fatal("fork");
 	if (pid == 0) {
-		/* keys_free in the worker must not free this test's stack: give it heap copies. */
-		struct keytab own = { .n = 1, .pub = malloc(sizeof(pub)), .priv = malloc(sizeof(priv)) };
+		struct keytab kt;
 
-		if (own.pub == NULL || own.priv == NULL)
+		if (keys_alloc(&kt, 1, 1) != 0 ||
+		    keys_set_public(&kt.pub[0], "rfc6979", point, P256_NONCE_DETERMINISTIC, 0) != 0 ||
+		    p256_key_init_untabled(&kt.priv[0], d) != 0)
 			_exit(3);
-		memcpy(own.pub, &pub, sizeof(pub));
-		memcpy(own.priv, &priv, sizeof(priv));
 		close(sv[0]);
-		worker_main(sv[1], &own, 0);
+		signer_main(sv[1], &kt, 0);
 	}
 	close(sv[1]);
-	p256_key_clear(&priv);
+	*fd = sv[0];
+	return pid;
+}
+
+static int exit_status(pid_t pid)
+{
+	int status;
+
+	CHECK_INT(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int main(void)
+{
+	uint8_t d[P256_SCALAR_LEN], buf[ANSWER_LEN];
+	struct ipc_header h;
+	const uint8_t *body;
+	size_t used, len = 0;
+	int fd;
+	pid_t pid;
+
+	hex_exact(D, d, sizeof(d));
+	pid = start_signer(d, &fd);
 
 	/* 40 requests in one read: answered in writes of 16, 16 and 8. */
 	test_case = "40 requests";
-	send_batch(sv[0], 1, 40);
-	expect_answers(sv[0], d, 1, 40, IPC_ANSWERS_PER_WRITE);
+	send_batch(fd, 1, 40);
+	expect_answers(fd, d, 1, 40, IPC_ANSWERS_PER_WRITE);
 
 	/* Exactly two writes' worth: no empty write after the second. */
 	test_case = "2 x IPC_ANSWERS_PER_WRITE requests";
-	send_batch(sv[0], 100, 2 * IPC_ANSWERS_PER_WRITE);
-	expect_answers(sv[0], d, 100, 2 * IPC_ANSWERS_PER_WRITE, IPC_ANSWERS_PER_WRITE);
-	size_t len = 0;
-	CHECK_INT(ipc_put(buf, sizeof(buf), &len, IPC_PING, 0, 500, NULL), 0);
-	CHECK_INT(write(sv[0], buf, len), len);
-	len = read_record(sv[0], buf, sizeof(buf));
+	send_batch(fd, 100, 2 * IPC_ANSWERS_PER_WRITE);
+	expect_answers(fd, d, 100, 2 * IPC_ANSWERS_PER_WRITE, IPC_ANSWERS_PER_WRITE);
+	CHECK_INT(ipc_put(buf, sizeof(buf), &len, IPC_PING, 500, NULL, 0), 0);
+	CHECK_INT(write(fd, buf, len), len);
+	len = read_record(fd, buf, sizeof(buf));
 	CHECK_INT(len, sizeof(struct ipc_header));
-	CHECK_INT(ipc_next(buf, len, IPC_TO_PARENT, &h, &body, &used), 0);
+	CHECK_INT(ipc_next(buf, len, PROC_SIGNER, PROC_PARENT, &h, &body, &used), 0);
 	CHECK(h.type == IPC_PONG && h.id == 500);
 
 	/* A small batch: one write. */
 	test_case = "5 requests";
-	send_batch(sv[0], 600, 5);
-	expect_answers(sv[0], d, 600, 5, IPC_ANSWERS_PER_WRITE);
+	send_batch(fd, 600, 5);
+	expect_answers(fd, d, 600, 5, IPC_ANSWERS_PER_WRITE);
 
-	/* The parent's end closes: the worker exits 0. */
+	/* The parent's end closes: the signer exits 0. */
 	test_case = "close";
-	close(sv[0]);
-	CHECK_INT(waitpid(pid, &status, 0), pid);
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(fd);
+	CHECK_INT(exit_status(pid), 0);
+
+	/* A message only the key-holder may send (IPC_RELOAD is parent -> key-holder): refused by
+	 * the table, and the signer ends with status 1 without answering. */
+	test_case = "refused message";
+	pid = start_signer(d, &fd);
+	len = 0;
+	CHECK_INT(ipc_put(buf, sizeof(buf), &len, IPC_RELOAD, 1, NULL, 0), 0);
+	CHECK_INT(write(fd, buf, len), len);
+	CHECK_INT(exit_status(pid), 1);
+	close(fd);
 	explicit_bzero(d, sizeof(d));
-	return test_done("test-worker");
+	return test_done("signer");
 }

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: ISC */
+/* The key-holder role (keyholder.h). */
+#include "keyholder.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ipc.h"
+#include "keys.h"
+#include "log.h"
+#include "signer.h"
+
+/* A signer this key-holder started and has not yet reaped. */
+struct child {
+	uint32_t id;
+	pid_t pid;
+	uint32_t generation;
+};
+
+struct keyholder {
+	int fd;				/* the channel to the parent */
+	int sigfd;			/* SIGCHLD, as a signalfd */
+	struct config *cfg;
+	struct keytab kt;		/* the current generation's keys */
+	uint32_t generation;
+	struct child *children;
+	size_t nchildren, cap;
+	uint32_t next_id;
+};
+
+/* Sends one message (and a descriptor when passfd >= 0) as one record. 0 or -1 (logged). */
+static int send_msg(struct keyholder *k, uint16_t type, const void *body, size_t len, int passfd)
+{
+	uint8_t buf[IPC_MSG_MAX];
+	size_t fill = 0;
+	union {
+		struct cmsghdr h;
+		char space[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct iovec iov;
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (ipc_put(buf, sizeof(buf), &fill, type, 0, body, len) != 0) {
+		log_error("keyholder: cannot frame a %s message", ipc_type_name(type));
+		return -1;
+	}
+	iov = (struct iovec){ .iov_base = buf, .iov_len = fill };
+	if (passfd >= 0) {
+		memset(&ctl, 0, sizeof(ctl));
+		msg.msg_control = ctl.space;
+		msg.msg_controllen = sizeof(ctl.space);
+		ctl.h.cmsg_level = SOL_SOCKET;
+		ctl.h.cmsg_type = SCM_RIGHTS;
+		ctl.h.cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(&ctl.h), &passfd, sizeof(int));
+	}
+	do
+		n = sendmsg(k->fd, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)fill) {
+		log_error("keyholder: sending a %s message: %s", ipc_type_name(type),
+		    n < 0 ? strerror(errno) : "short write");
+		return -1;
+	}
+	return 0;
+}
+
+/* IPC_KEY_PUBLIC for every key of the current generation, then IPC_KEYS_READY. */
+static int send_keys(struct keyholder *k)
+{
+	struct ipc_keys_ready ready = { .generation = k->generation, .nkeys = (uint32_t)k->kt.n,
+		.nsigners = k->cfg->workers };
+
+	for (size_t i = 0; i < k->kt.n; i++) {
+		const struct key_public *kp = &k->kt.pub[i];
+		struct ipc_key_public m = { .generation = k->generation, .index = (uint32_t)i,
+			.nonce = (uint8_t)kp->nonce, .verify_after_sign = (uint8_t)kp->verify_after_sign,
+			.name_len = (uint8_t)strlen(kp->name) };
+
+		memcpy(m.name, kp->name, m.name_len);
+		memcpy(m.point, kp->point, sizeof(m.point));
+		if (send_msg(k, IPC_KEY_PUBLIC, &m, sizeof(m), -1) != 0)
+			return -1;
+	}
+	return send_msg(k, IPC_KEYS_READY, &ready, sizeof(ready), -1);
+}
+
+/* Forks one signer of the current generation and hands its channel to the parent. 0 or -1. */
+static int start_signer(struct keyholder *k)
+{
+	struct ipc_signer m = { .generation = k->generation, .signer = ++k->next_id };
+	int fd, r;
+	pid_t pid;
+
+	if (k->nchildren == k->cap) {
+		size_t cap = k->cap ? 2 * k->cap : 8;
+		struct child *c = realloc(k->children, cap * sizeof(*c));
+
+		if (c == NULL) {
+			log_error("keyholder: out of memory");
+			return -1;
+		}
+		k->children = c;
+		k->cap = cap;
+	}
+	if ((pid = proc_fork(PROC_SIGNER, SOCK_STREAM, &fd)) < 0)
+		return -1;
+	if (pid == 0)
+		signer_main(PROC_CHANNEL_FD, &k->kt, k->cfg->busy_poll_us);
+	k->children[k->nchildren++] = (struct child){ m.signer, pid, k->generation };
+	m.pid = (int32_t)pid;
+	r = send_msg(k, IPC_SIGNER_FD, &m, sizeof(m), fd);
+	close(fd);
+	return r;
+}
+
+/* Reaps every signer that exited: reported to the parent, and replaced when it belongs to the
+ * current generation (one of an older generation is leaving after a reload). 0 or -1. */
+static int reap(struct keyholder *k)
+{
+	struct signalfd_siginfo si;
+	pid_t pid;
+	int status;
+
+	while (read(k->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		;	/* drained: waitpid below finds every exited child, however many signals merged */
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (size_t i = 0; i < k->nchildren; i++) {
+			struct child c = k->children[i];
+			struct ipc_signer_exit m = { .signer = c.id, .pid = (int32_t)pid,
+				.status = status };
+
+			if (c.pid != pid)
+				continue;
+			k->children[i] = k->children[--k->nchildren];
+			if (send_msg(k, IPC_SIGNER_EXIT, &m, sizeof(m), -1) != 0 ||
+			    (c.generation == k->generation && start_signer(k) != 0))
+				return -1;
+			break;
+		}
+	}
+	return 0;
+}
+
+static int restart_signer(struct keyholder *k, const uint8_t *body)
+{
+	struct ipc_signer m;
+
+	memcpy(&m, body, sizeof(m));
+	for (size_t i = 0; i < k->nchildren; i++)
+		if (k->children[i].id == m.signer && kill(k->children[i].pid, SIGKILL) != 0)
+			log_error("keyholder: kill of signer %d: %s", (int)k->children[i].pid,
+			    strerror(errno));
+	return 0;	/* its exit, reaped, starts the replacement */
+}
+
+/* The configuration's key set, read and checked as at start-up. 0, or -1 with err set. */
+static int load_again(const struct keyholder *k, struct config *cfg, struct keytab *kt,
+	char *err, size_t errlen)
+{
+	if (config_load(k->cfg->path, cfg, err, errlen) != 0 ||
+	    keys_load(cfg, kt, err, errlen) != 0)
+		return -1;
+	if (keys_lock(kt) != 0) {
+		snprintf(err, errlen, "cannot lock the keys in memory: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads the key set of the configuration again; on success a new generation of signers takes
+ * over, on failure the old one goes on and the parent is told why. 0, or -1 when the new
+ * signers cannot be started. */
+static int reload(struct keyholder *k, const uint8_t *body)
+{
+	struct config cfg;
+	struct keytab kt = { 0 };
+	char err[IPC_TEXT_MAX];
+	int r = 0;
+
+	if (load_again(k, &cfg, &kt, err, sizeof(err)) != 0) {
+		keys_free(&kt);
+		config_free(&cfg);
+		return send_msg(k, IPC_RELOAD_FAILED, err, strlen(err), -1);
+	}
+	keys_free(&k->kt);
+	k->kt = kt;
+	k->generation++;
+	r = send_keys(k);
+	for (unsigned i = 0; r == 0 && i < k->cfg->workers; i++)
+		r = start_signer(k);
+	config_free(&cfg);
+	return r;
+}
+
+/* The key-holder's peer table: messages from the parent and their handlers. */
+static const struct {
+	uint16_t type;
+	int (*fn)(struct keyholder *k, const uint8_t *body);
+} handlers[] = {
+	{ IPC_SIGNER_RESTART, restart_signer },
+	{ IPC_RELOAD, reload },
+};
+
+/* One record from the parent: 0, 1 when the parent has gone, -1 on a fault. */
+static int from_parent(struct keyholder *k)
+{
+	uint8_t buf[IPC_MSG_MAX];
+	size_t off = 0, used;
+	struct ipc_header h;
+	const uint8_t *body;
+	ssize_t n;
+	int r;
+
+	if ((n = recv(k->fd, buf, sizeof(buf), 0)) == 0)
+		return 1;
+	if (n < 0)
+		return errno == EINTR ? 0 : -1;
+	while ((r = ipc_next(buf + off, (size_t)n - off, PROC_PARENT, PROC_KEYHOLDER, &h, &body,
+		    &used)) == 0) {
+		size_t i;
+
+		for (i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++)
+			if (handlers[i].type == h.type)
+				break;
+		if (i == sizeof(handlers) / sizeof(handlers[0]) || handlers[i].fn(k, body) != 0)
+			return -1;
+		off += used;
+	}
+	if (r != IPC_PARTIAL || off != (size_t)n) {
+		log_error("keyholder: a message from the parent the table refuses (%d)", r);
+		return -1;
+	}
+	return 0;
+}
+
+static int serve(struct keyholder *k)
+{
+	for (;;) {
+		struct pollfd p[2] = { { .fd = k->fd, .events = POLLIN },
+			{ .fd = k->sigfd, .events = POLLIN } };
+		int r;
+
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			log_error("keyholder: poll: %s", strerror(errno));
+			return -1;
+		}
+		if ((p[1].revents & POLLIN) && reap(k) != 0)
+			return -1;
+		if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+			if ((r = from_parent(k)) != 0)
+				return r > 0 ? 0 : -1;
+		}
+	}
+}
+
+/* SIGCHLD as a descriptor, so that one poll waits for the parent and the signers alike. */
+static int watch_children(void)
+{
+	sigset_t chld;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &chld, NULL) != 0)
+		return -1;
+	return signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+void keyholder_main(int fd, struct config *cfg, const struct proc_user *user)
+{
+	struct keyholder k = { .fd = fd, .cfg = cfg, .generation = 1, .sigfd = -1 };
+	char err[512], **dirs = NULL;
+	int r = -1;
+
+	if (keys_load(cfg, &k.kt, err, sizeof(err)) != 0) {
+		log_error("%s", err);
+		goto out;
+	}
+	if (keys_lock(&k.kt) != 0) {
+		log_error("keyholder: cannot lock the keys in memory: %s", strerror(errno));
+		goto out;
+	}
+	if (keys_read_dirs(cfg, &dirs) != 0) {
+		log_error("keyholder: out of memory");
+		goto out;
+	}
+	if ((k.sigfd = watch_children()) < 0) {
+		log_error("keyholder: signalfd: %s", strerror(errno));
+		goto out;
+	}
+	if (send_keys(&k) != 0 || proc_drop(PROC_KEYHOLDER, user, (const char *const *)dirs) != 0)
+		goto out;
+	for (unsigned i = 0; i < cfg->workers; i++)
+		if (start_signer(&k) != 0)
+			goto out;
+	r = serve(&k);
+out:
+	keys_free(&k.kt);
+	if (dirs != NULL) {
+		for (size_t i = 0; dirs[i] != NULL; i++)
+			free(dirs[i]);
+		free(dirs);
+	}
+	free(k.children);
+	exit(r == 0 ? 0 : 1);
+}

@@ -1,0 +1,555 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The parent role (parent.h): the start-up order, the key-holder's channel, and the event loop's
+ * signals and timers (docs/daemon.md).
+ */
+#include "parent.h"
+
+#include <errno.h>
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "busypoll.h"
+#include "chan.h"
+#include "clock.h"
+#include "config.h"
+#include "ipc.h"
+#include "keyholder.h"
+#include "keys.h"
+#include "listen.h"
+#include "log.h"
+#include "notify.h"
+#include "pool.h"
+#include "proc.h"
+#include "request.h"
+#include "selftest.h"
+#include "server.h"
+
+#define STATUS_EVERY_MS 1000
+/* How long the parent waits at exit for the key-holder, which waits for its signers. */
+#define KEYHOLDER_EXIT_WAIT_MS 3000
+
+struct parent {
+	struct config cfg;
+	struct keytab kt;		/* public keys of the generation in use */
+	struct keytab next;		/* a generation being started (reload), while it starts */
+	uint32_t next_gen;
+	struct keytab prev;		/* the one before, while its signers may still answer */
+	uint32_t prev_gen;
+	struct listener_socket ls;
+	struct pool pool;
+	struct server srv;
+	struct event_base *base;
+	struct chan kh;			/* the key-holder's channel */
+	pid_t kh_pid;
+	struct event *sig_term, *sig_int, *sig_hup, *sig_chld, *watchdog_ev, *status_ev;
+	uint64_t watchdog_usec;
+	char status[160];		/* the last STATUS= sent */
+	int ready;			/* the first generation passed its self-tests */
+	int reloading;
+	int failed;
+};
+
+static void fail(struct parent *d, const char *why)
+{
+	log_error("stopping: %s", why);
+	d->failed = 1;
+	event_base_loopbreak(d->base);
+}
+
+static void status_text(const struct parent *d, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%llu requests served, %u/%u signers alive, %llu replaced, "
+	    "%llu resent", d->srv.stopping ? "stopping; " : "",
+	    (unsigned long long)d->srv.stats.requests, d->pool.alive, d->pool.want,
+	    (unsigned long long)d->pool.stats.replaced, (unsigned long long)d->pool.stats.resent);
+}
+
+/* STATUS= when the text changed since the last one: a quiet daemon sends nothing. */
+static void status_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct parent *d = arg;
+	char buf[sizeof(d->status)];
+
+	status_text(d, buf, sizeof(buf));
+	if (strcmp(buf, d->status) == 0)
+		return;
+	memcpy(d->status, buf, sizeof(buf));
+	notify_status(buf);
+}
+
+static void watchdog_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct parent *d = arg;
+
+	/* Keep-alives only while a signer answers: a daemon that cannot sign is not healthy. */
+	if (pool_healthy(&d->pool))
+		notify_watchdog();
+}
+
+static void stop_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct parent *d = arg;
+
+	notify_stopping();
+	server_stop(&d->srv);
+}
+
+/* Sends the key-holder one message; 0 or -1 (then the daemon stops: healing needs it). */
+static int to_keyholder(struct parent *d, uint16_t type, const void *body, size_t len)
+{
+	uint8_t buf[IPC_MSG_MAX];
+	size_t fill = 0;
+
+	if (ipc_put(buf, sizeof(buf), &fill, type, 0, body, len) != 0 ||
+	    evbuffer_add(d->kh.out, buf, fill) != 0 || chan_flush(&d->kh) < 0) {
+		fail(d, "cannot write to the key-holder");
+		return -1;
+	}
+	return 0;
+}
+
+static void hup_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct parent *d = arg;
+
+	if (!d->ready || d->reloading || d->srv.stopping) {
+		log_info("reload: %s; ignored", d->reloading ? "one is under way" : "not serving");
+		return;
+	}
+	log_info("reload: reading the key set again");
+	d->reloading = 1;
+	notify_reloading();
+	to_keyholder(d, IPC_RELOAD, NULL, 0);
+}
+
+static void chld_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct parent *d = arg;
+	int status;
+
+	if (d->kh_pid > 0 && waitpid(d->kh_pid, &status, WNOHANG) == d->kh_pid) {
+		d->kh_pid = -1;
+		fail(d, "the key-holder exited");
+	}
+}
+
+/* ---- the pool's callbacks -------------------------------------------------------------- */
+
+static void ready_cb(void *arg, uint32_t gen)
+{
+	struct parent *d = arg;
+	struct timeval tv = { .tv_sec = STATUS_EVERY_MS / 1000 };
+	keys_free(&d->prev);
+	d->prev = d->kt;
+	d->prev_gen = d->pool.generation;
+	d->kt = d->next;
+	memset(&d->next, 0, sizeof(d->next));
+	pool_switch(&d->pool, gen);
+	if (d->ready) {
+		d->reloading = 0;
+		log_info("reloaded: key set %u, %zu key(s), in use", gen, d->kt.n);
+		status_text(d, d->status, sizeof(d->status));
+		notify_ready(d->status);
+		return;
+	}
+	if (server_accept(&d->srv) != 0) {
+		fail(d, "cannot accept connections");
+		return;
+	}
+	d->ready = 1;
+	log_info("ready: %u signers passed the self-test, %zu key(s)", d->pool.want, d->kt.n);
+	status_text(d, d->status, sizeof(d->status));
+	notify_ready(d->status);
+	if (notify_enabled() && event_add(d->status_ev, &tv) != 0)
+		log_error("cannot start status updates");
+	if (d->watchdog_usec > 0) {
+		/* Keep-alives at half the period, as sd_watchdog_enabled(3) advises. */
+		tv.tv_sec = (time_t)(d->watchdog_usec / 2 / 1000000);
+		tv.tv_usec = (suseconds_t)(d->watchdog_usec / 2 % 1000000);
+		if (event_add(d->watchdog_ev, &tv) != 0)
+			log_error("cannot start the watchdog");
+		watchdog_cb(-1, 0, d);
+	}
+}
+
+static void changed_cb(void *arg)
+{
+	struct parent *d = arg;
+
+	if (d->ready)
+		status_cb(-1, 0, d);	/* before READY=1, the first STATUS= goes with it */
+}
+
+static void restart_cb(void *arg, uint32_t id)
+{
+	struct parent *d = arg;
+	struct ipc_signer m = { .signer = id };
+
+	to_keyholder(d, IPC_SIGNER_RESTART, &m, sizeof(m));
+}
+
+static void fatal_cb(void *arg, const char *why)
+{
+	fail(arg, why);
+}
+
+/* A request of the previous key set, sent again after its signer died while draining, goes to
+ * the same key (by id) in the one in use. */
+static int remap_cb(void *arg, uint32_t from, uint32_t key, uint32_t to)
+{
+	struct parent *d = arg;
+	struct proto_key sel = { .kind = PROTO_KEY_ID };
+
+	if (from != d->prev_gen || to != d->pool.generation || key >= d->prev.n)
+		return -1;
+	memcpy(sel.id, d->prev.pub[key].id, sizeof(sel.id));
+	return keys_find(&d->kt, &sel);
+}
+
+static const struct pool_callbacks pool_cbs = {
+	.signed_cb = request_signed,
+	.ready_cb = ready_cb,
+	.changed_cb = changed_cb,
+	.restart_cb = restart_cb,
+	.fatal_cb = fatal_cb,
+	.remap_cb = remap_cb,
+};
+
+/* ---- the key-holder's messages ---------------------------------------------------------- */
+
+static int on_key_public(struct parent *d, const uint8_t *body, size_t len, int *fd)
+{
+	struct ipc_key_public m;
+	char name[PROTO_NAME_MAX + 1];
+
+	memcpy(&m, body, sizeof(m));
+	/* The first key of a new key set: 1 at start, the one after the set in use on reload. */
+	if (d->next.pub == NULL) {
+		if (m.generation != d->pool.generation + 1 || keys_alloc(&d->next, CONFIG_KEYS_MAX, 0) != 0)
+			return -1;
+		d->next.n = 0;
+		d->next_gen = m.generation;
+	}
+	if (m.generation != d->next_gen || m.index != d->next.n || m.index >= CONFIG_KEYS_MAX ||
+	    m.name_len == 0 || m.name_len > PROTO_NAME_MAX || p256_point_check(m.point) != 0)
+		return -1;
+	memcpy(name, m.name, m.name_len);
+	name[m.name_len] = '\0';
+	if (keys_set_public(&d->next.pub[d->next.n], name, m.point, (enum p256_nonce)m.nonce,
+		m.verify_after_sign) != 0)
+		return -1;
+	d->next.n++;
+	return 0;
+}
+
+static int on_keys_ready(struct parent *d, const uint8_t *body, size_t len, int *fd)
+{
+	struct ipc_keys_ready m;
+
+	memcpy(&m, body, sizeof(m));
+	if (m.generation != d->next_gen || m.nkeys != d->next.n || m.nsigners != d->pool.want)
+		return -1;
+	pool_expect(&d->pool, m.generation);
+	return 0;
+}
+
+static int on_signer_fd(struct parent *d, const uint8_t *body, size_t len, int *fd)
+{
+	struct ipc_signer m;
+	int r;
+
+	memcpy(&m, body, sizeof(m));
+	if (m.generation != d->pool.generation && m.generation != d->next_gen)
+		return -1;
+	/* A signer the pool cannot take is killed and replaced: not a fault of the key-holder. */
+	r = pool_add(&d->pool, m.generation, m.signer, (pid_t)m.pid, *fd);
+	*fd = -1;	/* the pool's now, or closed */
+	if (r != 0)
+		restart_cb(d, m.signer);
+	return 0;
+}
+
+static int on_signer_exit(struct parent *d, const uint8_t *body, size_t len, int *fd)
+{
+	struct ipc_signer_exit m;
+
+	memcpy(&m, body, sizeof(m));
+	pool_exited(&d->pool, m.signer, m.status);
+	return 0;
+}
+
+static int on_reload_failed(struct parent *d, const uint8_t *body, size_t len, int *fd)
+{
+	log_error("reload refused, the keys in use stay: %.*s", (int)len, (const char *)body);
+	keys_free(&d->next);
+	d->next_gen = 0;
+	d->reloading = 0;
+	notify_ready(d->status);
+	return 0;
+}
+
+/* The parent's peer table for the key-holder: its messages and their handlers. */
+static const struct {
+	uint16_t type;
+	int (*fn)(struct parent *d, const uint8_t *body, size_t len, int *fd);
+} keyholder_handlers[] = {
+	{ IPC_KEY_PUBLIC, on_key_public },
+	{ IPC_KEYS_READY, on_keys_ready },
+	{ IPC_SIGNER_FD, on_signer_fd },
+	{ IPC_SIGNER_EXIT, on_signer_exit },
+	{ IPC_RELOAD_FAILED, on_reload_failed },
+};
+
+/* The one descriptor passed with a record, or -1; more than one is a fault (all closed). */
+static int passed_fd(struct msghdr *msg, int *fd)
+{
+	*fd = -1;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c != NULL; c = CMSG_NXTHDR(msg, c)) {
+		size_t n;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			int f;
+
+			memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (*fd >= 0) {
+				close(f);
+				continue;
+			}
+			*fd = f;
+		}
+		if (n > 1 || (msg->msg_flags & MSG_CTRUNC))
+			return -1;
+	}
+	return msg->msg_flags & (MSG_CTRUNC | MSG_TRUNC) ? -1 : 0;
+}
+
+/* Handles one record and the descriptor that came with it (closed unless a handler took it):
+ * 0, or -1 when the key-holder broke the protocol. */
+static int keyholder_record(struct parent *d, const uint8_t *buf, size_t n, int fd)
+{
+	size_t off = 0, used;
+	struct ipc_header h;
+	const uint8_t *body;
+	int r;
+
+	while ((r = ipc_next(buf + off, n - off, PROC_KEYHOLDER, PROC_PARENT, &h, &body,
+		    &used)) == 0) {
+		size_t i, count = sizeof(keyholder_handlers) / sizeof(keyholder_handlers[0]);
+
+		for (i = 0; i < count && keyholder_handlers[i].type != h.type; i++)
+			;
+		/* A descriptor travels alone with the message that announces it. */
+		if (i == count || (fd >= 0) != (h.type == IPC_SIGNER_FD) ||
+		    keyholder_handlers[i].fn(d, body, h.len, &fd) != 0)
+			break;
+		off += used;
+	}
+	if (fd >= 0)
+		close(fd);
+	return r == IPC_PARTIAL && off == n ? 0 : -1;
+}
+
+static void keyholder_read_cb(evutil_socket_t sock, short what, void *arg)
+{
+	struct parent *d = arg;
+	uint8_t buf[IPC_MSG_MAX];
+	union {
+		struct cmsghdr h;
+		char space[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.space,
+		.msg_controllen = sizeof(ctl.space) };
+	ssize_t n = recvmsg(d->kh.fd, &msg, MSG_CMSG_CLOEXEC);
+	int fd = -1, bad;
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		fail(d, n == 0 ? "the key-holder exited" : "the key-holder's channel failed");
+		return;
+	}
+	bad = passed_fd(&msg, &fd) != 0;
+	if (keyholder_record(d, buf, (size_t)n, bad ? -1 : fd) != 0 || bad) {
+		if (bad && fd >= 0)
+			close(fd);
+		fail(d, "the key-holder sent a message the table refuses");
+	}
+}
+
+static void keyholder_write_cb(evutil_socket_t sock, short what, void *arg)
+{
+	struct parent *d = arg;
+
+	if (chan_flush(&d->kh) < 0)
+		fail(d, "cannot write to the key-holder");
+}
+
+/* ---- start-up and exit ------------------------------------------------------------------ */
+
+/* Enough descriptors for max_connections and the signers, within the hard limit. */
+static void raise_fd_limit(unsigned want)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < want)
+		log_error("only %llu descriptors allowed for %u wanted; accepting will pause at the limit",
+		    (unsigned long long)rl.rlim_cur, want);
+}
+
+/* Forks the key-holder, before any key is read: the parent never opens a key file. */
+static int start_keyholder(struct parent *d, const struct proc_user *signer_user)
+{
+	int fd;
+
+	if ((d->kh_pid = proc_fork(PROC_KEYHOLDER, SOCK_SEQPACKET, &fd)) < 0)
+		return -1;
+	if (d->kh_pid == 0) {
+		/* The child has only its channel: the listening socket is not the key-holder's. */
+		d->ls.fd = -1;
+		keyholder_main(PROC_CHANNEL_FD, &d->cfg, signer_user);
+	}
+	if (chan_open(&d->kh, d->base, fd, keyholder_read_cb, keyholder_write_cb, d) != 0) {
+		close(fd);
+		log_error("cannot watch the key-holder");
+		return -1;
+	}
+	return 0;
+}
+
+/* What OpenSSL and jansson load on first use (configuration, algorithms, a hash seed read
+ * from /dev/urandom) is loaded now, while the sandbox still allows opening files. */
+static int warm_up(void)
+{
+	json_object_seed(0);
+	return selftest_public() == 0 ? 0 : -1;
+}
+
+static int start(struct parent *d, const char *path)
+{
+	char err[512];
+	struct proc_user user, signer_user;
+
+	if (config_load(path, &d->cfg, err, sizeof(err)) != 0) {
+		log_error("%s", err);
+		return -1;
+	}
+	if (proc_user_lookup(d->cfg.user, &user) != 0 ||
+	    proc_user_lookup(d->cfg.signer_user, &signer_user) != 0)
+		return -1;
+	raise_fd_limit(d->cfg.limits.max_connections + 2 * d->cfg.workers + 64);
+	d->watchdog_usec = notify_watchdog_usec();
+	if (listen_open(&d->cfg, &d->ls) != 0)
+		return -1;
+	if ((d->base = event_base_new()) == NULL ||
+	    (d->sig_term = evsignal_new(d->base, SIGTERM, stop_cb, d)) == NULL ||
+	    (d->sig_int = evsignal_new(d->base, SIGINT, stop_cb, d)) == NULL ||
+	    (d->sig_hup = evsignal_new(d->base, SIGHUP, hup_cb, d)) == NULL ||
+	    (d->sig_chld = evsignal_new(d->base, SIGCHLD, chld_cb, d)) == NULL ||
+	    (d->watchdog_ev = event_new(d->base, -1, EV_PERSIST, watchdog_cb, d)) == NULL ||
+	    (d->status_ev = event_new(d->base, -1, EV_PERSIST, status_cb, d)) == NULL ||
+	    event_add(d->sig_term, NULL) != 0 || event_add(d->sig_int, NULL) != 0 ||
+	    event_add(d->sig_hup, NULL) != 0 || event_add(d->sig_chld, NULL) != 0) {
+		log_error("cannot set up the event loop");
+		return -1;
+	}
+	if (pool_init(&d->pool, d->base, d->cfg.workers, d->cfg.limits.max_inflight,
+		d->cfg.limits.worker_timeout_ms, &pool_cbs, d) != 0 ||
+	    start_keyholder(d, &signer_user) != 0)
+		return -1;
+	if (server_init(&d->srv, d->base, &d->cfg, &d->kt, &d->pool, d->ls.fd,
+	    request_handle) != 0) {
+		d->ls.fd = -1;
+		return -1;
+	}
+	d->ls.fd = -1;	/* the server owns it now */
+	if (warm_up() != 0) {
+		log_error("the parent's self-test failed");
+		return -1;
+	}
+	if (proc_drop(PROC_PARENT, &user, NULL) != 0)
+		return -1;
+	if (user.set)
+		log_info("running as user %s (uid %u, gid %u)", user.name, (unsigned)user.uid,
+		    (unsigned)user.gid);
+	return 0;
+}
+
+/* Closes the key-holder's channel and waits for it (it waits for its signers) at most
+ * KEYHOLDER_EXIT_WAIT_MS, then kills it: a stopped role must not keep the daemon from exiting. */
+static void stop_keyholder(struct parent *d)
+{
+	uint64_t deadline = clock_now_us() + KEYHOLDER_EXIT_WAIT_MS * 1000ULL;
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+	chan_close(&d->kh);
+	while (d->kh_pid > 0) {
+		pid_t r = waitpid(d->kh_pid, NULL, WNOHANG);
+
+		if (r == d->kh_pid || (r < 0 && errno != EINTR)) {
+			d->kh_pid = -1;
+			break;
+		}
+		if (clock_now_us() >= deadline)
+			kill(d->kh_pid, SIGKILL);
+		nanosleep(&tick, NULL);
+	}
+}
+
+static void finish(struct parent *d)
+{
+	struct event *evs[] = { d->sig_term, d->sig_int, d->sig_hup, d->sig_chld, d->watchdog_ev,
+		d->status_ev };
+
+	if (d->base != NULL) {
+		pool_cancel(&d->pool, PROTO_E_SHUTTING_DOWN);
+		server_free(&d->srv);
+	}
+	pool_close(&d->pool);
+	stop_keyholder(d);
+	listen_cleanup(&d->cfg, &d->ls);
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
+		if (evs[i] != NULL)
+			event_free(evs[i]);
+	if (d->base != NULL)
+		event_base_free(d->base);
+	keys_free(&d->kt);
+	keys_free(&d->next);
+	keys_free(&d->prev);
+	config_free(&d->cfg);
+}
+
+int parent_main(const char *config_path)
+{
+	static struct parent d;
+
+	d.ls.fd = -1;
+	d.kh.fd = -1;
+	if (start(&d, config_path) != 0)
+		d.failed = 1;
+	else if (busypoll_loop(d.base, d.cfg.busy_poll_us, &d.srv.activity) != 0) {
+		log_error("event loop failed");
+		d.failed = 1;
+	}
+	if (!d.failed)
+		log_info("stopped after %llu requests", (unsigned long long)d.srv.stats.requests);
+	finish(&d);
+	return d.failed ? 1 : 0;
+}
