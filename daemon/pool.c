@@ -60,12 +60,18 @@ static int in_use(const struct signer *w)
 	return w->ch.fd >= 0;
 }
 
+/* How long w has had work outstanding without answering (now may predate its last answer). */
+static uint64_t silent_us(const struct signer *w, uint64_t now)
+{
+	return w->count == 0 || now <= w->progress_us ? 0 : now - w->progress_us;
+}
+
 /* Takes requests: in use, of the current generation, not draining, and not suspected of hanging
  * (silent for a quarter of the timeout with work outstanding). */
 static int usable(const struct signer *w, uint64_t now)
 {
 	return in_use(w) && !w->draining && w->generation == w->pool->generation &&
-	    (w->count == 0 || now - w->progress_us < (uint64_t)w->pool->timeout_ms * 1000 / 4);
+	    silent_us(w, now) < (uint64_t)w->pool->timeout_ms * 1000 / 4;
 }
 
 static void backlog_push(struct pool *p, const struct pending *pe)
@@ -303,7 +309,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 
 		if (!in_use(w))
 			continue;
-		if (w->count > 0 && now - w->progress_us >= (uint64_t)p->timeout_ms * 1000) {
+		if (silent_us(w, now) >= (uint64_t)p->timeout_ms * 1000) {
 			p->stats.hung++;
 			signer_fail(w, "stopped answering", 1);
 		} else if (ping && w->count == 0 && send_control(w, IPC_PING) != 0)

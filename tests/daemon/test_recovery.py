@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
+"""No client sees a signer's death: signers killed (SIGKILL) every 200 ms for 10 s under 64
+connections, one stopped (SIGSTOP) for 3 s, and 20 reloads under load, all with zero failed
+requests and every answer the right signature; the killed and stopped ones are replaced. A
+reload with a broken key file changes nothing. The key-holder killed: the daemon exits 1 at once."""
+import json
+import os
+import signal
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from daemonlib import *  # noqa: E402,F403
+
+RFC = key_name("rfc")
+RFC_SIG = RFC_R + RFC_S     # the deterministic signature: each answer is checked against it
+CONNECTIONS = 64
+
+
+class Load:
+    """CONNECTIONS clients, each sending SIGN requests one after the other until stopped."""
+
+    def __init__(self, d, connections=CONNECTIONS):
+        self.d = d
+        self.stop_flag = threading.Event()
+        self.lock = threading.Lock()
+        self.sent = self.answered = 0
+        self.failures = []
+        self.max_latency = 0.0
+        self.threads = [threading.Thread(target=self.run, args=(i,), daemon=True)
+                        for i in range(connections)]
+        for t in self.threads:
+            t.start()
+
+    def run(self, n):
+        c = self.d.client()
+        i = 0
+        while not self.stop_flag.is_set():
+            i += 1
+            start = time.monotonic()
+            with self.lock:
+                self.sent += 1
+            r = c.call(sign_req(i, RFC, RFC_DIGEST))
+            took = time.monotonic() - start
+            with self.lock:
+                self.max_latency = max(self.max_latency, took)
+                if r is None or r.type != (SIGN | RESPONSE) or r.id != i or \
+                        r.signature() != RFC_SIG:
+                    self.failures.append((n, i, None if r is None else (r.type, r.error)))
+                    return
+                self.answered += 1
+        c.close()
+
+    def finish(self):
+        self.stop_flag.set()
+        for t in self.threads:
+            t.join(TIMEOUT)
+        check(not any(t.is_alive() for t in self.threads), "every client finished")
+        check(not self.failures, "failed requests: %s" % self.failures[:5])
+        check(self.sent == self.answered and self.sent > 0,
+              "answers = requests: %d sent, %d answered" % (self.sent, self.answered))
+        return self
+
+
+def status(d):
+    c = d.client()
+    st = c.call(frame(STATUS, 1)).ok(STATUS).json()
+    c.close()
+    return st
+
+
+def wait_workers(d, n, within):
+    """Until n signers are alive (STATUS) and running; returns how long it took."""
+    start = time.monotonic()
+    while status(d)["workers_alive"] != n or len(d.workers()) != n:
+        check(time.monotonic() - start < within, "%d signers back within %s s: %s, %s" %
+              (n, within, status(d), d.workers()))
+        time.sleep(0.01)
+    return time.monotonic() - start
+
+
+def kill_under_load(d):
+    load = Load(d)
+    time.sleep(0.3)
+    kills = 0
+    end = time.monotonic() + 10
+    while time.monotonic() < end:
+        workers = d.workers()
+        if workers:
+            try:
+                os.kill(workers[kills % len(workers)], signal.SIGKILL)
+                kills += 1
+            except ProcessLookupError:
+                pass
+        time.sleep(0.2)
+    took = wait_workers(d, 2, 1.0)
+    load.finish()
+    st = status(d)
+    print("kill -9 every 200 ms for 10 s: %d kills, %d requests, 0 failed, %d resent, "
+          "%d replaced, signers back %.0f ms after the last kill" %
+          (kills, load.answered, st["requests_resent"], st["workers_replaced"], took * 1000))
+    check(kills >= 40, "signers were killed: %d" % kills)
+    check(st["workers_replaced"] >= kills, "every killed signer replaced: %s" % st)
+
+
+def stop_under_load(d, worker_timeout_ms):
+    load = Load(d, connections=8)
+    time.sleep(0.3)
+    victim = d.workers()[0]
+    os.kill(victim, signal.SIGSTOP)
+    time.sleep(3)
+    os.kill(victim, signal.SIGCONT) if victim in d.workers() else None
+    load.finish()
+    st = status(d)
+    limit = worker_timeout_ms / 1000 + 0.5     # the timeout, a signature, and the CI's jitter
+    print("SIGSTOP of a signer for 3 s: %d requests, longest %.0f ms (worker_timeout_ms %d), "
+          "hung %d" % (load.answered, load.max_latency * 1000, worker_timeout_ms, st["workers_hung"]))
+    check(load.max_latency < limit, "longest wait %.3f s, limit %.3f s" %
+          (load.max_latency, limit))
+    check(st["workers_hung"] == 1 and victim not in d.workers(),
+          "the stopped one, and only it, is replaced: %s" % st)
+    wait_workers(d, 2, 1.0)
+
+
+def list_keys(d):
+    c = d.client()
+    names = [k["name"] for k in c.call(frame(LIST_KEYS, 1)).ok(LIST_KEYS).json()["keys"]]
+    c.close()
+    return names
+
+
+def write_config(d, keys):
+    with open(d.config) as f:
+        cfg = json.load(f)
+    cfg["keys"] = keys
+    with open(d.config + ".new", "w") as f:
+        json.dump(cfg, f)
+    os.rename(d.config + ".new", d.config)
+
+
+def reloads_under_load(d):
+    base = [{"name": "rfc", "file": RFC_KEY, "nonce": "deterministic"}]
+    second = os.path.join(d.dir, "second.pem")
+    openssl_key(second)
+    load = Load(d, connections=16)
+    for i in range(20):
+        extra = {"name": "extra%d" % i, "file": second, "nonce": "deterministic"}
+        write_config(d, base + [extra])
+        d.proc.send_signal(signal.SIGHUP)
+        end = time.monotonic() + TIMEOUT
+        while list_keys(d) != ["rfc", extra["name"]]:
+            check(time.monotonic() < end, "reload %d in use: %s" % (i, list_keys(d)))
+            time.sleep(0.01)
+    load.finish()
+    print("20 reloads under 16 connections: %d requests, 0 failed, key set %d" %
+          (load.answered, status(d)["key_set"]))
+    check(status(d)["key_set"] == 21, "21 key sets: %s" % status(d))
+    wait_workers(d, 2, 2.0)
+    # A broken key file: refused with its tag, and the key set in use goes on.
+    before = status(d)["key_set"]
+    broken = os.path.join(d.dir, "broken.pem")
+    with open(broken, "w") as f:
+        f.write("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+    os.chmod(broken, 0o600)
+    write_config(d, base + [{"name": "broken", "file": broken}])
+    d.proc.send_signal(signal.SIGHUP)
+    end = time.monotonic() + TIMEOUT
+    while "reload refused" not in d.log_text():
+        check(time.monotonic() < end, "the broken reload is refused:\n" + d.log_text()[-2000:])
+        time.sleep(0.02)
+    check(status(d)["key_set"] == before and list_keys(d) == ["rfc", "extra19"],
+          "nothing changed: %s %s" % (status(d), list_keys(d)))
+    c = d.client()
+    check(c.call(sign_req(1, RFC, RFC_DIGEST)).ok(SIGN).signature() == RFC_SIG,
+          "signing goes on after a refused reload")
+    c.close()
+    log = d.log_text()
+    check("keys[1] (broken)" in log, "the refusal names the key:\n" + log[-2000:])
+
+
+def keyholder_killed(binary):
+    d = Daemon(binary, workers=2)
+    start = time.monotonic()
+    os.kill(d.keyholder(), signal.SIGKILL)
+    rc = d.proc.wait(TIMEOUT)
+    took = time.monotonic() - start
+    print("key-holder killed: the daemon exited %d after %.0f ms" % (rc, took * 1000))
+    check(rc == 1 and took < 1.0, "exit 1 within 1 s, got %d after %.3f s" % (rc, took))
+    d.stop(expect=1)
+
+
+def main():
+    binary = sys.argv[1]
+    d = Daemon(binary, workers=2)
+    kill_under_load(d)
+    d.stop()
+    d = Daemon(binary, workers=2, limits={"worker_timeout_ms": 1000})
+    stop_under_load(d, 1000)
+    reloads_under_load(d)
+    d.stop()
+    keyholder_killed(binary)
+    print("ok")
+
+
+main()
