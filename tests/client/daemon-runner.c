@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -79,6 +80,8 @@ void daemon_start(struct daemon_proc *d, const char *binary, const struct daemon
 	snprintf(d->socket, sizeof(d->socket), "%s/s.sock", d->dir);
 	snprintf(d->config, sizeof(d->config), "%s/p256signd.json", d->dir);
 	CHECK((f = fopen(d->config, "w")) != NULL);
+	/* whatever the umask: the daemon refuses a configuration that group or others may write */
+	CHECK(fchmod(fileno(f), 0644) == 0);
 	fprintf(f, "{\"socket\": \"%s\", \"workers\": %u,\n"
 		" \"limits\": {\"max_inflight_per_connection\": %u, \"idle_timeout_ms\": %u},\n"
 		" \"keys\": [{\"name\": \"%s\", \"file\": \"%s\", \"nonce\": \"%s\",\n"

@@ -33,6 +33,9 @@ def private_copy(src, directory):
     return dst
 
 
+# Configurations are refused when group or others may write them: whatever the caller's umask
+# (002 for many users), the files the tests write get no group or other write bit.
+os.umask(os.umask(0) | 0o022)
 _KEYS_DIR = tempfile.mkdtemp(prefix="p256signd-keys-")
 atexit.register(shutil.rmtree, _KEYS_DIR, True)
 RFC_KEY = private_copy(os.path.join(HERE, "keys", "rfc6979.pem"), _KEYS_DIR)
