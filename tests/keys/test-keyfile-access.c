@@ -50,10 +50,12 @@ static size_t acl_bytes(uint32_t version, const struct acl_entry *e, size_t n, u
 }
 
 /* The ACL systemd writes on a credential for a service's user: user:UID:r--, mask r--. */
+#define CREDENTIAL_ACL(uid) { { USER_OBJ, 4, NO_ID }, { USER, 4, (uid) }, \
+	{ GROUP_OBJ, 0, NO_ID }, { MASK, 4, NO_ID }, { OTHER, 0, NO_ID } }
+
 static size_t credential_acl(uint32_t uid, uint8_t *out)
 {
-	const struct acl_entry e[] = { { USER_OBJ, 4, NO_ID }, { USER, 4, uid },
-		{ GROUP_OBJ, 0, NO_ID }, { MASK, 4, NO_ID }, { OTHER, 0, NO_ID } };
+	const struct acl_entry e[] = CREDENTIAL_ACL(uid);
 
 	return acl_bytes(2, e, sizeof(e) / sizeof(e[0]), out);
 }
@@ -89,54 +91,63 @@ static void test_rules(void)
 	}
 }
 
+/* The ACLs on their own, each with the mode whose group bits show its mask. */
 static void test_acl_rules(void)
 {
-	const struct acl_entry group_obj[] = { { USER_OBJ, 6, NO_ID }, { GROUP_OBJ, 4, NO_ID },
-		{ MASK, 4, NO_ID }, { OTHER, 0, NO_ID } };
-	const struct acl_entry named_group[] = { { USER_OBJ, 6, NO_ID }, { GROUP_OBJ, 0, NO_ID },
-		{ GROUP, 4, 5 }, { MASK, 4, NO_ID }, { OTHER, 0, NO_ID } };
-	const struct acl_entry root_named[] = { { USER_OBJ, 6, NO_ID }, { USER, 4, 0 },
-		{ GROUP_OBJ, 0, NO_ID }, { MASK, 4, NO_ID }, { OTHER, 0, NO_ID } };
-	const struct acl_entry unknown_tag[] = { { USER_OBJ, 6, NO_ID }, { 0x40, 4, NO_ID },
-		{ MASK, 4, NO_ID }, { OTHER, 0, NO_ID } };
-	const struct acl_entry masked_off[] = { { USER_OBJ, 6, NO_ID }, { USER, 7, THIRD_UID },
-		{ GROUP_OBJ, 7, NO_ID }, { MASK, 0, NO_ID }, { OTHER, 0, NO_ID } };
+	static const struct {
+		const char *what;
+		mode_t mode;
+		uid_t owner, reader;
+		struct acl_entry e[5];	/* USER_OBJ first; a zero tag ends the list */
+		const char *want;
+	} cases[] = {
+		/* systemd's credential for a service's user, read by that user and by others */
+		{ "credential, its user", 0440, 0, OTHER_UID, CREDENTIAL_ACL(OTHER_UID), "ok" },
+		{ "credential, owned by its user", 0440, OTHER_UID, OTHER_UID,
+			CREDENTIAL_ACL(OTHER_UID), "ok" },
+		{ "credential, another reader", 0440, 0, THIRD_UID, CREDENTIAL_ACL(OTHER_UID),
+			"key-file-mode" },
+		{ "credential, root reads", 0440, 0, 0, CREDENTIAL_ACL(OTHER_UID), "key-file-mode" },
+		{ "credential, other bits", 0444, 0, OTHER_UID, CREDENTIAL_ACL(OTHER_UID),
+			"key-file-mode" },
+		{ "credential, wrong owner", 0440, THIRD_UID, OTHER_UID, CREDENTIAL_ACL(OTHER_UID),
+			"key-file-owner" },
+		{ "root named", 0640, 0, OTHER_UID, { { USER_OBJ, 6, NO_ID }, { USER, 4, 0 },
+			{ GROUP_OBJ, 0, NO_ID }, { MASK, 4, NO_ID }, { OTHER, 0, NO_ID } }, "ok" },
+		{ "owning group", 0640, 0, 0, { { USER_OBJ, 6, NO_ID }, { GROUP_OBJ, 4, NO_ID },
+			{ MASK, 4, NO_ID }, { OTHER, 0, NO_ID } }, "key-file-mode" },
+		{ "named group", 0640, 0, 0, { { USER_OBJ, 6, NO_ID }, { GROUP_OBJ, 0, NO_ID },
+			{ GROUP, 4, 5 }, { MASK, 4, NO_ID }, { OTHER, 0, NO_ID } }, "key-file-mode" },
+		/* an entry counts only through the mask: -w- under a mask of r-- grants nothing */
+		{ "outside the mask", 0640, 0, 0, { { USER_OBJ, 6, NO_ID }, { USER, 2, THIRD_UID },
+			{ GROUP_OBJ, 0, NO_ID }, { MASK, 4, NO_ID }, { OTHER, 0, NO_ID } }, "ok" },
+		/* a mask of --- leaves every entry without effect; the mode then shows 0600 */
+		{ "masked off", 0600, 0, 0, { { USER_OBJ, 6, NO_ID }, { USER, 7, THIRD_UID },
+			{ GROUP_OBJ, 7, NO_ID }, { MASK, 0, NO_ID }, { OTHER, 0, NO_ID } }, "ok" },
+		/* a tag the kernel would not write is read as granting access */
+		{ "unknown tag", 0640, 0, 0, { { USER_OBJ, 6, NO_ID }, { 0x40, 4, NO_ID },
+			{ MASK, 4, NO_ID }, { OTHER, 0, NO_ID } }, "key-file-mode" },
+	};
 	uint8_t acl[256];
 	size_t n;
 
-	n = credential_acl(OTHER_UID, acl);
-	/* the reader named: systemd's credential for the service's user (mode shows the mask) */
-	CHECK_TAG("credential, its user", keyfile_check_access(0440, 0, OTHER_UID, acl, n), "ok");
-	CHECK_TAG("credential, owner the user", keyfile_check_access(0440, OTHER_UID, OTHER_UID,
-	    acl, n), "ok");
-	CHECK_TAG("credential, another reader", keyfile_check_access(0440, 0, THIRD_UID, acl, n),
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (n = 0; n < 5 && cases[i].e[n].tag != 0; n++)
+			;
+		n = acl_bytes(2, cases[i].e, n, acl);
+		CHECK_TAG(cases[i].what, keyfile_check_access(cases[i].mode, cases[i].owner,
+		    cases[i].reader, acl, n), cases[i].want);
+	}
+	/* no ACL: the group bits are the group's access */
+	CHECK_TAG("0440, no ACL", keyfile_check_access(0440, 0, OTHER_UID, NULL, 0),
 	    "key-file-mode");
-	CHECK_TAG("credential, root reads", keyfile_check_access(0440, 0, 0, acl, n),
-	    "key-file-mode");
-	CHECK_TAG("credential, no ACL", keyfile_check_access(0440, 0, OTHER_UID, NULL, 0),
-	    "key-file-mode");
-	CHECK_TAG("credential, other bits", keyfile_check_access(0444, 0, OTHER_UID, acl, n),
-	    "key-file-mode");
-	CHECK_TAG("credential, wrong owner", keyfile_check_access(0440, THIRD_UID, OTHER_UID, acl,
-	    n), "key-file-owner");
-	CHECK_TAG("owning group", keyfile_check_access(0640, 0, 0, acl,
-	    acl_bytes(2, group_obj, 4, acl)), "key-file-mode");
-	CHECK_TAG("named group", keyfile_check_access(0640, 0, 0, acl,
-	    acl_bytes(2, named_group, 5, acl)), "key-file-mode");
-	CHECK_TAG("root named", keyfile_check_access(0640, 0, OTHER_UID, acl,
-	    acl_bytes(2, root_named, 5, acl)), "ok");
-	CHECK_TAG("unknown tag", keyfile_check_access(0640, 0, 0, acl,
-	    acl_bytes(2, unknown_tag, 4, acl)), "key-file-mode");
-	/* a mask of --- leaves every entry under it without effect; the mode then shows 0600 */
-	CHECK_TAG("masked off", keyfile_check_access(0600, 0, 0, acl,
-	    acl_bytes(2, masked_off, 5, acl)), "ok");
 	/* attributes the kernel would not write are read as granting access */
-	CHECK_TAG("version 1", keyfile_check_access(0440, 0, OTHER_UID, acl,
-	    acl_bytes(1, NULL, 0, acl)), "key-file-mode");
 	n = credential_acl(OTHER_UID, acl);
 	CHECK_TAG("cut entry", keyfile_check_access(0440, 0, OTHER_UID, acl, n - 1),
 	    "key-file-mode");
 	CHECK_TAG("cut version", keyfile_check_access(0440, 0, OTHER_UID, acl, 3), "key-file-mode");
+	CHECK_TAG("version 1", keyfile_check_access(0440, 0, OTHER_UID, acl,
+	    acl_bytes(1, NULL, 0, acl)), "key-file-mode");
 }
 
 /* keyfile_load of path: want's tag, and a wiped key on refusal. */
