@@ -2,11 +2,14 @@
 /* Reading the JSON configuration with jansson: types, ranges, defaults, unknown fields. */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "proto.h"
@@ -249,6 +252,34 @@ static void set_defaults(struct config *cfg)
 	};
 }
 
+/*
+ * Opens the configuration, refused when group or others may write it: it names the key files,
+ * so whoever may write it chooses the keys. Checked on the open file, the one a symbolic link
+ * leads to. The descriptor, or -1 with err set.
+ */
+static int open_config(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, r = -1;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0 || fstat(fd, &st) != 0) {
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		goto out;
+	}
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		snprintf(err, errlen, "%s: group or others may write the configuration "
+		    "(fix: chmod go-w %s)", path, path);
+		goto out;
+	}
+	r = 0;
+out:
+	if (r != 0 && fd >= 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 int config_load(const char *path, struct config *cfg, char *err, size_t errlen)
 {
 	static const char *const fields[] = { "socket", "socket_mode", "socket_group", "user",
@@ -256,7 +287,7 @@ int config_load(const char *path, struct config *cfg, char *err, size_t errlen)
 	struct ctx x = { .path = path, .err = err, .errlen = errlen };
 	json_error_t je;
 	json_t *root = NULL;
-	int r = -1;
+	int fd = -1, r = -1;
 
 	memset(cfg, 0, sizeof(*cfg));
 	set_defaults(cfg);
@@ -264,7 +295,9 @@ int config_load(const char *path, struct config *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto out;
 	}
-	if ((root = json_load_file(path, JSON_REJECT_DUPLICATES, &je)) == NULL) {
+	if ((fd = open_config(path, err, errlen)) < 0)
+		goto out;
+	if ((root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je)) == NULL) {
 		if (je.line > 0)
 			snprintf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
 		else
@@ -307,6 +340,8 @@ int config_load(const char *path, struct config *cfg, char *err, size_t errlen)
 	}
 	r = 0;
 out:
+	if (fd >= 0)
+		close(fd);
 	json_decref(root);
 	return r;
 }

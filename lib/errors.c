@@ -45,6 +45,11 @@ static const struct err_text err_texts[-P256_ERR_MIN + 1] = {
 	[-P256_ERR_HEX] = { "hex-invalid", "hex text malformed" },
 	[-P256_ERR_NOT_REGULAR] = { "file-not-regular",
 		"not a regular file (a directory, FIFO, socket or device)" },
+	[-P256_ERR_KEY_FILE_MODE] = { "key-file-mode",
+		"group or others may access the private key file (fix: chmod 600 on it)" },
+	[-P256_ERR_KEY_FILE_OWNER] = { "key-file-owner",
+		"the private key file belongs to neither root nor the user reading it "
+		"(fix: chown root on it, or chown to that user)" },
 };
 
 static const struct err_text *err_lookup(int err)

@@ -123,7 +123,7 @@ int keyfile_load(const char *path, struct keyfile_key *out)
 	int r = P256_ERR_INTERNAL;
 
 	memset(out, 0, sizeof(*out));
-	if ((r = keyfile_read(path, KEYFILE_MAX, &buf, &len)) != 0 ||
+	if ((r = keyfile_read_secret(path, KEYFILE_MAX, &buf, &len)) != 0 ||
 	    (r = keyfile_parse(buf, len, out)) != 0)
 		goto out;
 out:

@@ -45,7 +45,9 @@ int keyfile_parse(const uint8_t *buf, size_t len, struct keyfile_key *out);
 /*
  * Reads the file at path (at most KEYFILE_MAX bytes, into a buffer that is wiped and freed) and
  * parses it with keyfile_parse. P256_ERR_KEY_FILE if it cannot be read (errno says why),
- * P256_ERR_KEY_TOO_LARGE if it is larger than KEYFILE_MAX.
+ * P256_ERR_KEY_TOO_LARGE if it is larger than KEYFILE_MAX, P256_ERR_KEY_FILE_OWNER or
+ * P256_ERR_KEY_FILE_MODE, before any byte is read, unless only its owner, root or the effective
+ * user, may access it (keyfile_check_access in keyfile-read.h).
  */
 int keyfile_load(const char *path, struct keyfile_key *out);
 

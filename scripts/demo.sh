@@ -32,8 +32,10 @@ trap cleanup EXIT
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 step "A fresh P-256 key and a config in $dir"
+# Private from the start: p256signd refuses a key that group or others may read, and a
+# configuration they may write.
+umask 077
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$dir/demo.key" 2>/dev/null
-chmod 600 "$dir/demo.key"
 cat >"$dir/p256signd.json" <<JSON
 {
 	"socket": "$dir/p256sign.sock",

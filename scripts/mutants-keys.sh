@@ -17,6 +17,12 @@ mutants=(
 	"embedded public key not compared@@lib/keyfile.c@@if (!public_matches(dk.pubs[i], dk.pub_lens[i], out->pub)) {@@if (0) {"
 	"short scalar not padded@@lib/keyfile-der.c@@return cursor_copy(octets, d + P256_SCALAR_LEN - n, n);@@return cursor_copy(octets, d, n);"
 	"trailing DER bytes ignored@@lib/keyfile-der.c@@if ((r = cursor_get_der(&c, TAG_SEQUENCE, &seq)) != 0 || (r = cursor_end(&c)) != 0)@@if ((r = cursor_get_der(&c, TAG_SEQUENCE, &seq)) != 0)"
+	"key file read without the access check@@lib/keyfile-read.c@@return read_file(path, cap, 1, buf, len);@@return read_file(path, cap, 0, buf, len);"
+	"owner not checked@@lib/keyfile-read.c@@if (owner != 0 && owner != reader)@@if (0)"
+	"others' read bit allowed@@lib/keyfile-read.c@@if ((mode & S_IRWXO) != 0)@@if ((mode & (S_IWOTH | S_IXOTH)) != 0)"
+	"group bits allowed@@lib/keyfile-read.c@@if ((mode & S_IRWXG) == 0)@@if (1)"
+	"any named user of an ACL allowed@@lib/keyfile-read.c@@if (tag == ACL_USER && (id == 0 || id == reader))@@if (tag == ACL_USER)"
+	"ACL entries read without the mask@@lib/keyfile-read.c@@|| (perm & mask) != 0)@@|| perm != 0)"
 )
 
 # replace FILE OLD NEW: exact, single-occurrence substitution (a mutant that no longer applies is

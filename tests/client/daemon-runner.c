@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,25 +48,46 @@ static void spawn(struct daemon_proc *d)
 	exit(1);
 }
 
+/*
+ * Copies the key file to dst with mode 0600: the daemon refuses a key that group or others may
+ * read, and the repository's files are checked out 0644.
+ */
+static void copy_key(const char *src, const char *dst)
+{
+	char buf[65536];
+	size_t n;
+	FILE *in;
+	int fd;
+
+	CHECK((in = fopen(src, "rb")) != NULL);
+	n = fread(buf, 1, sizeof(buf), in);
+	CHECK(ferror(in) == 0 && feof(in) && fclose(in) == 0);
+	CHECK((fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) >= 0);
+	CHECK(write(fd, buf, n) == (ssize_t)n && close(fd) == 0);
+}
+
 void daemon_start(struct daemon_proc *d, const char *binary, const struct daemon_config *cfg)
 {
-	char key_abs[4096];
+	char key[160];
 	FILE *f;
 
 	memset(d, 0, sizeof(*d));
 	d->binary = binary;
-	CHECK(realpath(cfg->key_file, key_abs) != NULL);
 	snprintf(d->dir, sizeof(d->dir), "/tmp/p256sign-client-test-XXXXXX");
 	CHECK(mkdtemp(d->dir) != NULL);
+	snprintf(key, sizeof(key), "%s/key", d->dir);
+	copy_key(cfg->key_file, key);
 	snprintf(d->socket, sizeof(d->socket), "%s/s.sock", d->dir);
 	snprintf(d->config, sizeof(d->config), "%s/p256signd.json", d->dir);
 	CHECK((f = fopen(d->config, "w")) != NULL);
+	/* whatever the umask: the daemon refuses a configuration that group or others may write */
+	CHECK(fchmod(fileno(f), 0644) == 0);
 	fprintf(f, "{\"socket\": \"%s\", \"workers\": %u,\n"
 		" \"limits\": {\"max_inflight_per_connection\": %u, \"idle_timeout_ms\": %u},\n"
 		" \"keys\": [{\"name\": \"%s\", \"file\": \"%s\", \"nonce\": \"%s\",\n"
 		"   \"verify_after_sign\": %s}]}\n",
 		d->socket, cfg->workers, cfg->max_inflight_per_connection,
-		cfg->idle_timeout_ms ? cfg->idle_timeout_ms : 60000, cfg->key_name, key_abs,
+		cfg->idle_timeout_ms ? cfg->idle_timeout_ms : 60000, cfg->key_name, key,
 		cfg->nonce, cfg->verify_after_sign ? "true" : "false");
 	CHECK(fclose(f) == 0);
 	spawn(d);

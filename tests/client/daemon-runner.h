@@ -19,7 +19,7 @@ struct daemon_proc {
 /* What the generated configuration says besides the socket. */
 struct daemon_config {
 	const char *key_name;		/* the one key's name */
-	const char *key_file;		/* its file (made absolute in the configuration) */
+	const char *key_file;		/* its file (copied into the directory, mode 0600) */
 	const char *nonce;		/* "deterministic" or "hedged" */
 	int verify_after_sign;
 	unsigned workers;

@@ -8,6 +8,7 @@ import atexit
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import struct
@@ -18,7 +19,26 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-RFC_KEY = os.path.join(HERE, "keys", "rfc6979.pem")
+
+
+def private_copy(src, directory):
+    """A copy of the key file src in directory, mode 0600: p256signd refuses a key file that group
+    or others may read, and git checks files out 0644."""
+    dst = os.path.join(directory, os.path.basename(src))
+    with open(src, "rb") as f:
+        data = f.read()
+    fd = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    return dst
+
+
+# Configurations are refused when group or others may write them: whatever the caller's umask
+# (002 for many users), the files the tests write get no group or other write bit.
+os.umask(os.umask(0) | 0o022)
+_KEYS_DIR = tempfile.mkdtemp(prefix="p256signd-keys-")
+atexit.register(shutil.rmtree, _KEYS_DIR, True)
+RFC_KEY = private_copy(os.path.join(HERE, "keys", "rfc6979.pem"), _KEYS_DIR)
 # RFC 6979 A.2.5: SHA-256("sample") and the deterministic signature under RFC_KEY.
 RFC_DIGEST = bytes.fromhex("af2bdbe1aa9b6ec1e2ade1d694f41fc71a831d0268e9891562113d8a62add1bf")
 RFC_R = bytes.fromhex("efd48b2aacb6a8fd1140dd9cd45e81d69d2c877b56aaf991c34d0ea84eaf3716")

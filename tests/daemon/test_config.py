@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: ISC
 """The command line and the configuration: --version, --help, --check-config with good and bad
 files (JSON positions, unknown fields, ranges, key and certificate errors by tag), relative key
-paths, the socket (mode, group, stale file replaced, live daemon refused) and the user drop."""
+paths, who may access key and configuration files ($CREDENTIALS_DIRECTORY as systemd leaves it
+included), the socket (mode, group, stale file replaced, live daemon refused) and the user drop."""
 import grp
 import hashlib
 import json
@@ -10,6 +11,7 @@ import os
 import pwd
 import socket
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -21,9 +23,11 @@ BIN = sys.argv[1]
 TMP = tempfile.mkdtemp(prefix="p256signd-config-")
 
 
-def run(*args, env=None):
+def run(*args, env=None, user=None):
+    """p256signd with args; user: a pwd entry to run it as."""
+    ids = {} if user is None else {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
     return subprocess.run([BIN] + list(args), capture_output=True, text=True, timeout=TIMEOUT,
-                          env=dict(os.environ, **(env or {})))
+                          env=dict(os.environ, **(env or {})), **ids)
 
 
 def write(name, data):
@@ -122,6 +126,111 @@ def check_config():
     refused({"keys": [{"name": "a", "file": other, "certificate": cert}]}, "key-certificate-mismatch")
 
 
+def key_access():
+    """Key files that group or others may access, or that another user owns, are refused with the
+    file and the fix named, also through a symbolic link; by --check-config and at start-up."""
+    key = os.path.join(TMP, "access.pem")
+    openssl_key(key)
+    cfg = {"keys": [{"name": "a", "file": key}]}
+    ok = write("access.json", cfg)
+    for mode in (0o600, 0o400, 0o700):
+        os.chmod(key, mode)
+        r = run("--check-config", ok)
+        check(r.returncode == 0, "key mode %04o accepted: %s" % (mode, r.stderr))
+    for mode in (0o640, 0o604, 0o644, 0o666, 0o660, 0o620, 0o602, 0o610, 0o601):
+        os.chmod(key, mode)
+        refused(cfg, "keys[0] (a): %s: key-file-mode: " % key, "chmod 600")
+    link = os.path.join(TMP, "access-link.pem")
+    os.symlink(key, link)
+    linked = {"keys": [{"name": "a", "file": link}]}
+    refused(linked, "keys[0] (a): %s: key-file-mode: " % link, "chmod 600")
+    os.chmod(key, 0o600)
+    check(run("--check-config", write("link.json", linked)).returncode == 0,
+          "a link to a 0600 key is followed")
+    if os.geteuid() == 0:
+        os.chown(key, 65534, 65534)
+        refused(cfg, "keys[0] (a): %s: key-file-owner: " % key, "chown root")
+        refused(linked, "keys[0] (a): %s: key-file-owner: " % link, "chown root")
+        os.chown(key, 0, 0)
+    # Starting, not only checking, is refused the same way.
+    os.chmod(key, 0o644)
+    r = run("--config", write("start.json", dict(cfg, socket=os.path.join(TMP, "a.sock"))))
+    check(r.returncode == 1 and "key-file-mode" in r.stderr and "chmod 600" in r.stderr,
+          "the daemon does not start with a 0644 key: %s" % r.stderr)
+    check(not os.path.exists(os.path.join(TMP, "a.sock")), "no socket left by a refused start")
+    os.chmod(key, 0o600)
+
+
+def config_access():
+    """A configuration that group or others may write is refused, also behind a link; one they
+    may only read is not."""
+    path = write("mode.json", {"keys": [{"name": "a", "file": RFC_KEY}]})
+    for mode in (0o644, 0o640, 0o600, 0o444):
+        os.chmod(path, mode)
+        r = run("--check-config", path)
+        check(r.returncode == 0, "config mode %04o accepted: %s" % (mode, r.stderr))
+    for mode in (0o664, 0o666, 0o646, 0o620, 0o602):
+        os.chmod(path, mode)
+        r = run("--check-config", path)
+        check(r.returncode == 1 and r.stderr == "p256signd: %s: group or others may write the "
+              "configuration (fix: chmod go-w %s)\n" % (path, path),
+              "config mode %04o refused: %r" % (mode, r.stderr))
+    link = os.path.join(TMP, "mode-link.json")
+    os.symlink(path, link)
+    r = run("--check-config", link)
+    check(r.returncode == 1 and "chmod go-w %s" % link in r.stderr,
+          "a link to a 0602 config refused: %s" % r.stderr)
+    os.chmod(path, 0o644)
+    check(run("--check-config", link).returncode == 0, "a link to a 0644 config is followed")
+    r = run("--check-config", os.path.join(TMP, "absent.json"))
+    check(r.returncode == 1 and "absent.json: cannot open: No such file" in r.stderr,
+          "a missing config: %s" % r.stderr)
+
+
+def posix_acl(uid):
+    """The access ACL systemd gives a credential for a service's user: user:UID:r--, mask r--
+    (the attribute's bytes, linux/posix_acl_xattr.h: version 2, then tag, permissions, id)."""
+    none = 0xffffffff
+    entries = [(0x01, 4, none), (0x02, 4, uid), (0x04, 0, none), (0x10, 4, none), (0x20, 0, none)]
+    return struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in entries)
+
+
+def credentials():
+    """Keys in $CREDENTIALS_DIRECTORY as systemd's LoadCredential= leaves them: root, 0400; for a
+    unit with User=, an ACL entry giving that user read access (stat shows 0440), or, where the file
+    system has no ACLs, the file owned by that user. Each passes for its reader only."""
+    creds = os.path.join(TMP, "credentials")
+    os.mkdir(creds)
+    key = os.path.join(creds, "web.key")
+    openssl_key(key)
+    os.chmod(key, 0o400)
+    path = write("credentials.json", {"keys": [{"name": "web", "file": "web.key"}]})
+    env = {"CREDENTIALS_DIRECTORY": creds}
+    r = run("--check-config", path, env=env)
+    check(r.returncode == 0, "a root 0400 credential: %s" % r.stderr)
+    if os.geteuid() != 0:
+        return
+    nobody = pwd.getpwnam("nobody")
+    os.chmod(TMP, 0o755)
+    os.chmod(creds, 0o755)
+    os.setxattr(key, "system.posix_acl_access", posix_acl(nobody.pw_uid))
+    check(stat.S_IMODE(os.stat(key).st_mode) == 0o440, "the ACL's mask shows as group bits")
+    r = run("--check-config", path, env=env, user=nobody)
+    check(r.returncode == 0, "the credential as its user reads it: %s" % r.stderr)
+    refused_as_root = run("--check-config", path, env=env)
+    check(refused_as_root.returncode == 1 and "key-file-mode" in refused_as_root.stderr,
+          "the credential is another user's to root: %s" % refused_as_root.stderr)
+    os.removexattr(key, "system.posix_acl_access")
+    os.chmod(key, 0o400)
+    os.chown(key, nobody.pw_uid, nobody.pw_gid)
+    r = run("--check-config", path, env=env, user=nobody)
+    check(r.returncode == 0, "a credential owned by its user: %s" % r.stderr)
+    r = run("--check-config", path, env=env)
+    check(r.returncode == 1 and "key-file-owner" in r.stderr,
+          "another user's credential refused for root: %s" % r.stderr)
+    os.chmod(TMP, 0o700)
+
+
 def sockets():
     path = os.path.join(TMP, "stale.sock")
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -166,6 +275,9 @@ def user_drop():
 def main():
     command_line()
     check_config()
+    key_access()
+    config_access()
+    credentials()
     sockets()
     user_drop()
     subprocess.run(["rm", "-rf", TMP], check=True)

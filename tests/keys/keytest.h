@@ -2,12 +2,16 @@
 #ifndef P256_KEYTEST_H
 #define P256_KEYTEST_H
 
-/* Shared by the key file tests: an error-tag check and reading a whole corpus file. */
+/*
+ * Shared by the key file tests: an error-tag check, reading a whole corpus file and writing a
+ * private temporary copy of one.
+ */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "errors.h"
 #include "keyfile.h"
@@ -38,6 +42,36 @@ static inline uint8_t *corpus_file(const char *dir, const char *name, size_t *le
 	*len = fread(buf, 1, KEYFILE_MAX, f);
 	fclose(f);
 	return buf;
+}
+
+/*
+ * Writes n bytes to a new temporary file of mode 0600, as mkstemp creates it: the only mode a
+ * private key file is read with, where git checks the corpus out 0644. Returns its path (a
+ * static buffer, reused by the next call); the caller unlinks it.
+ */
+static inline const char *temp_key_file(const void *buf, size_t n)
+{
+	static char path[PATH_MAX];
+	const char *tmp = getenv("TMPDIR");
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/p256-keytest-XXXXXX", tmp != NULL ? tmp : P_tmpdir);
+	if ((fd = mkstemp(path)) < 0)
+		test_fatal("cannot create a temporary file");
+	if (write(fd, buf, n) != (ssize_t)n || close(fd) != 0)
+		test_fatal("cannot write a temporary file");
+	return path;
+}
+
+/* A temporary copy of the corpus file DIR/files/NAME, mode 0600 (temp_key_file). */
+static inline const char *corpus_copy(const char *dir, const char *name)
+{
+	size_t len;
+	uint8_t *buf = corpus_file(dir, name, &len);
+	const char *path = temp_key_file(buf, len);
+
+	free(buf);
+	return path;
 }
 
 #endif

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: ISC
-"""p256signctl check-key on every corpus file, in JSON and text mode, against the MANIFEST.
+"""p256signctl check-key on every corpus file, in JSON and text mode, against the MANIFEST, each key
+read from a private copy (mode 0600; certificates are read where they are), and the refusals of a
+key file that others may access.
 
 Usage: test-check-key.py P256SIGNCTL DIR   (DIR holds MANIFEST and files/)
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 failures = 0
 
@@ -25,9 +29,61 @@ def run(ctl, *args):
     return p.returncode, p.stdout, p.stderr
 
 
+def private_copy(src, directory):
+    """src copied into directory with mode 0600: git checks the corpus out 0644."""
+    dst = os.path.join(directory, os.path.basename(src))
+    shutil.copyfile(src, dst)
+    os.chmod(dst, 0o600)
+    return dst
+
+
+def refused(ctl, path, tag, fix):
+    """check-key refuses path with tag, naming the file and the fix, in JSON and in text."""
+    rc, out, _ = run(ctl, "check-key", path, "--json")
+    j = json.loads(out)
+    check(rc == 1 and j["ok"] is False and j.get("error") == tag, f"{path}: {out!r}, want {tag}")
+    check(j.get("message", "").startswith(path + ": ") and fix in j["message"],
+          f"{path}: message names the file and {fix!r}: {j.get('message')!r}")
+    check("public_key" not in j, f"{path}: no key shown")
+    rc, _, err = run(ctl, "check-key", path)
+    check(rc == 1 and err.startswith(f"p256signctl: {tag}: {path}: ") and fix in err,
+          f"{path}: text refusal {err!r}")
+
+
+def accepted(ctl, path, what):
+    rc, out, _ = run(ctl, "check-key", path, "--json")
+    check(rc == 0 and json.loads(out)["ok"] is True, f"{what}: accepted: {out!r}")
+
+
+def access(ctl, top, tmp):
+    """Who may access the key file: modes, owner, symbolic links; what the daemon refuses too."""
+    key = private_copy(os.path.join(top, "files", "pkcs8-v1.pem"), tmp)
+    for mode in (0o600, 0o400, 0o700):
+        os.chmod(key, mode)
+        accepted(ctl, key, "mode %04o" % mode)
+    for mode in (0o640, 0o604, 0o644, 0o666, 0o660, 0o620, 0o602):
+        os.chmod(key, mode)
+        refused(ctl, key, "key-file-mode", "chmod 600")
+    os.chmod(key, 0o600)
+    link = os.path.join(tmp, "link.pem")
+    os.symlink(key, link)
+    accepted(ctl, link, "link to a 0600 file")
+    os.chmod(key, 0o644)
+    refused(ctl, link, "key-file-mode", "chmod 600")
+    os.chmod(key, 0o600)
+    if os.geteuid() == 0:
+        os.chown(key, 65534, 65534)
+        refused(ctl, key, "key-file-owner", "chown root")
+        refused(ctl, link, "key-file-owner", "chown root")
+        os.chown(key, 0, 0)
+
+
 def main():
     ctl, top = sys.argv[1], sys.argv[2]
     files = os.path.join(top, "files")
+    tmp = tempfile.mkdtemp(prefix="p256-check-key-")
+    keys = os.path.join(tmp, "keys")
+    os.mkdir(keys)
     rows = [line.rstrip("\n").split("\t") for line in open(os.path.join(top, "MANIFEST"))
             if not line.startswith("#")]
     secrets = [r[4] for r in rows if r[0] == "key" and r[2] == "ok"]
@@ -35,7 +91,7 @@ def main():
 
     for row in rows:
         if row[0] == "key":
-            path = os.path.join(files, row[1])
+            path = private_copy(os.path.join(files, row[1]), keys)
             rc, out, err = run(ctl, "check-key", path, "--json")
             outputs += [out, err]
             j = json.loads(out)
@@ -59,7 +115,8 @@ def main():
                 check(rc == 1 and err.startswith(f"p256signctl: {row[3]}: {path}: "),
                       f"{row[1]} text refusal: {err!r}")
         else:
-            cert, key = os.path.join(files, row[1]), os.path.join(files, row[2])
+            cert = os.path.join(files, row[1])
+            key = private_copy(os.path.join(files, row[2]), keys)
             rc, out, err = run(ctl, "check-key", key, "--cert", cert, "--json")
             outputs += [out, err]
             j = json.loads(out)
@@ -91,6 +148,9 @@ def main():
     rc, out, _ = run(ctl, "check-key", os.path.join(files, "no-such-file"), "--json")
     check(rc == 1 and json.loads(out)["error"] == "file-unreadable"
           and "No such file" in json.loads(out)["message"], "missing file")
+
+    access(ctl, top, tmp)
+    shutil.rmtree(tmp)
 
     print(f"check-key: {len(rows)} corpus lines, {failures} failure(s)")
     return 1 if failures else 0

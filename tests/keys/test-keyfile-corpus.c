@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Every file of tests/vectors/keys against its MANIFEST line (see generate.py there): accepted
- * files give OpenSSL's scalar, point and key id and the expected form; refused files give their
- * error tag with the output wiped; certificates match their key or are refused with their tag.
+ * Every file of tests/vectors/keys against its MANIFEST line (see generate.py there), each key
+ * read from a private copy (mode 0600): accepted files give OpenSSL's scalar, point and key id
+ * and the expected form; refused files give their error tag with the output wiped; certificates
+ * (read where they are: they are public) match their key or are refused with their tag.
  * Usage: test-keyfile-corpus DIR (the folder holding MANIFEST and files/).
  */
 #include <limits.h>
@@ -55,14 +56,14 @@ static void check_hex(const char *name, const uint8_t *got, size_t n, const char
 /* key FILE ok FORM D PUB KEY_ID ...  |  key FILE error TAG ... */
 static void check_key(const char *dir, char **f, int n)
 {
-	char path[PATH_MAX];
+	const char *path = corpus_copy(dir, f[1]);
 	struct keyfile_key key;
 	uint8_t id[P256_KEY_ID_LEN];
 	int r;
 
-	path_of(path, dir, f[1]);
 	memset(&key, 0xaa, sizeof(key));
 	r = keyfile_load(path, &key);
+	unlink(path);
 	if (strcmp(f[2], "ok") == 0) {
 		if (n < 7)
 			test_fatal("short MANIFEST line");
@@ -86,14 +87,17 @@ static void check_key(const char *dir, char **f, int n)
 /* cert CERT KEYFILE ok KEY_ID  |  cert CERT KEYFILE error TAG */
 static void check_cert(const char *dir, char **f)
 {
-	char cert_path[PATH_MAX], key_path[PATH_MAX];
+	char cert_path[PATH_MAX];
+	const char *key_path = corpus_copy(dir, f[2]);
 	struct keyfile_key key;
 	uint8_t pub[P256_POINT_LEN], id[P256_KEY_ID_LEN];
+	int r;
 
 	certs++;
 	path_of(cert_path, dir, f[1]);
-	path_of(key_path, dir, f[2]);
-	if (keyfile_load(key_path, &key) != 0)
+	r = keyfile_load(key_path, &key);
+	unlink(key_path);
+	if (r != 0)
 		test_fatal("the key of a certificate line does not load");
 	if (strcmp(f[3], "ok") == 0) {
 		CHECK_TAG(f[1], cert_check(cert_path, key.pub), "ok");

@@ -83,17 +83,13 @@ static void test_der_cap(void)
 /* Writes n bytes of c to a new temporary file; returns its path (static buffer). */
 static const char *temp_file(size_t n, char c)
 {
-	static char path[PATH_MAX];
-	const char *tmp = getenv("TMPDIR");
 	char *buf = malloc(n + 1);
-	int fd;
+	const char *path;
 
-	snprintf(path, sizeof(path), "%s/p256-keytest-XXXXXX", tmp != NULL ? tmp : P_tmpdir);
-	if (buf == NULL || (fd = mkstemp(path)) < 0)
-		test_fatal("cannot create a temporary file");
+	if (buf == NULL)
+		test_fatal("out of memory");
 	memset(buf, c, n);
-	if (write(fd, buf, n) != (ssize_t)n || close(fd) != 0)
-		test_fatal("cannot write a temporary file");
+	path = temp_key_file(buf, n);
 	free(buf);
 	return path;
 }
