@@ -179,8 +179,12 @@ static int sandbox(enum proc_role role, const char *const *read_paths)
 int proc_drop(enum proc_role role, const struct proc_user *u, const char *const *read_paths)
 {
 	const struct rlimit none = { 0, 0 };
+	struct rlimit core;
 
-	if (setrlimit(RLIMIT_CORE, &none) != 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+	/* Already none (systemd's LimitCORE=0, whose unit filters setrlimit): nothing to set. */
+	if (getrlimit(RLIMIT_CORE, &core) != 0 ||
+	    ((core.rlim_cur != 0 || core.rlim_max != 0) && setrlimit(RLIMIT_CORE, &none) != 0) ||
+	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
 		log_error("%s: no core dumps: %s", proc_name(role), strerror(errno));
 		return -1;
 	}
