@@ -56,6 +56,14 @@ for _ in $(seq 100); do
 done
 "$client" "$dir/p256sign.sock" ping
 
+step "The three roles: the parent (clients, no key), the key-holder, the signers"
+keyholder=$(pgrep -P "$pid")
+signers=$(pgrep -P "$keyholder" | paste -sd, -)
+ps -o pid,ppid,user,comm -p "$pid,$keyholder,$signers"
+for p in $pid $keyholder ${signers//,/ }; do
+	printf '%-8s %s\n' "$p" "$(grep -E '^(NoNewPrivs|Seccomp|VmLck):' "/proc/$p/status" | tr -s '\t\n' '  ')"
+done
+
 step "Signing a message through the socket"
 echo "Hello from the p256sign demonstration, $(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$dir/message.txt"
 cat "$dir/message.txt"
