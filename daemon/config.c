@@ -4,7 +4,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <errno.h>
+#include <grp.h>
 #include <jansson.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,7 +140,8 @@ static int name_ok(const char *s)
 
 static int get_limits(struct ctx *x, json_t *root, struct config_limits *l)
 {
-	static const char *const fields[] = { "max_connections", "max_inflight_per_connection",
+	static const char *const fields[] = { "max_connections", "max_connections_per_uid",
+		"max_inflight_per_connection",
 		"max_inflight", "max_frame_bytes", "idle_timeout_ms", "frame_timeout_ms",
 		"request_timeout_ms", "shutdown_timeout_ms", "worker_timeout_ms", NULL };
 	json_t *o = json_object_get(root, "limits");
@@ -149,6 +153,8 @@ static int get_limits(struct ctx *x, json_t *root, struct config_limits *l)
 		return fail(x, "", "limits", "must be an object");
 	if (check_fields(x, o, "limits", fields) != 0 ||
 	    get_uint(x, o, "limits", "max_connections", 1, 1000000, &l->max_connections) != 0 ||
+	    get_uint(x, o, "limits", "max_connections_per_uid", 1, 1000000,
+	    &l->max_connections_per_uid) != 0 ||
 	    get_uint(x, o, "limits", "max_inflight_per_connection", 1, 1000000,
 		&l->max_inflight_per_connection) != 0 ||
 	    get_uint(x, o, "limits", "max_inflight", 1, 1000000, &l->max_inflight) != 0 ||
@@ -164,10 +170,96 @@ static int get_limits(struct ctx *x, json_t *root, struct config_limits *l)
 	return 0;
 }
 
+/* A user or group: a name looked up now, or a numeric id taken as it is. */
+static int resolve_id(struct ctx *x, const char *where, const char *field, json_t *v,
+	int group, uint32_t *id)
+{
+	char buf[4096];
+	struct passwd pw, *pwp = NULL;
+	struct group gr, *grp = NULL;
+	int e;
+
+	if (json_is_integer(v) && json_integer_value(v) >= 0 &&
+	    json_integer_value(v) < (json_int_t)UINT32_MAX) {
+		*id = (uint32_t)json_integer_value(v);
+		return 0;
+	}
+	if (!json_is_string(v) || json_string_length(v) == 0)
+		return fail(x, where, field, "entries must be names or numeric ids");
+	e = group ? getgrnam_r(json_string_value(v), &gr, buf, sizeof(buf), &grp) :
+	    getpwnam_r(json_string_value(v), &pw, buf, sizeof(buf), &pwp);
+	if (group ? grp == NULL : pwp == NULL)
+		return fail(x, where, field, "%s \"%s\": %s", group ? "group" : "user",
+		    json_string_value(v), e ? strerror(e) : "no such name");
+	*id = group ? (uint32_t)gr.gr_gid : (uint32_t)pw.pw_uid;
+	return 0;
+}
+
+static int get_ids(struct ctx *x, json_t *o, const char *where, const char *field, int group,
+	uint32_t *ids, uint8_t *n)
+{
+	json_t *a = json_object_get(o, field), *v;
+	size_t i;
+
+	if (a == NULL)
+		return 0;
+	if (!json_is_array(a) || json_array_size(a) > POLICY_IDS_MAX)
+		return fail(x, where, field, "must be an array of at most %d names or ids",
+		    POLICY_IDS_MAX);
+	json_array_foreach(a, i, v) {
+		if (resolve_id(x, where, field, v, group, &ids[i]) != 0)
+			return -1;
+	}
+	*n = (uint8_t)json_array_size(a);
+	return 0;
+}
+
+/* "allow": {"users": [...], "groups": [...]} */
+static int get_allow(struct ctx *x, json_t *o, const char *key, struct policy_acl *acl)
+{
+	static const char *const fields[] = { "users", "groups", NULL };
+	json_t *a = json_object_get(o, "allow");
+	char where[48];
+
+	if (a == NULL)
+		return 0;
+	snprintf(where, sizeof(where), "%s.allow", key);
+	if (!json_is_object(a))
+		return fail(x, key, "allow", "must be an object with \"users\" and \"groups\"");
+	acl->set = 1;
+	if (check_fields(x, a, where, fields) != 0 ||
+	    get_ids(x, a, where, "users", 0, acl->users, &acl->nusers) != 0 ||
+	    get_ids(x, a, where, "groups", 1, acl->groups, &acl->ngroups) != 0)
+		return -1;
+	return 0;
+}
+
+static int get_purpose(struct ctx *x, json_t *o, const char *where, enum policy_purpose *out)
+{
+	static const enum policy_purpose all[] = { POLICY_PURPOSE_ANY, POLICY_PURPOSE_TLS_SERVER,
+		POLICY_PURPOSE_TLS_CLIENT };
+	char *s = NULL;
+	int r = 0;
+
+	if (get_str(x, o, where, "purpose", 0, &s) != 0)
+		return -1;
+	if (s == NULL)
+		return 0;
+	r = fail(x, where, "purpose", "must be \"any\", \"tls-server\" or \"tls-client\"");
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		if (strcmp(s, policy_purpose_name(all[i])) == 0) {
+			*out = all[i];
+			r = 0;
+		}
+	}
+	free(s);
+	return r;
+}
+
 static int get_key(struct ctx *x, json_t *o, size_t i, struct config_key *k)
 {
 	static const char *const fields[] = { "name", "file", "certificate", "nonce",
-		"verify_after_sign", NULL };
+		"verify_after_sign", "purpose", "allow", NULL };
 	char where[32];
 	char *nonce = NULL;
 	int r = -1;
@@ -184,7 +276,8 @@ static int get_key(struct ctx *x, json_t *o, size_t i, struct config_key *k)
 	    get_str(x, o, where, "file", 1, &k->file) != 0 ||
 	    get_str(x, o, where, "certificate", 0, &k->certificate) != 0 ||
 	    get_str(x, o, where, "nonce", 0, &nonce) != 0 ||
-	    get_bool(x, o, where, "verify_after_sign", &k->verify_after_sign) != 0)
+	    get_bool(x, o, where, "verify_after_sign", &k->verify_after_sign) != 0 ||
+	    get_purpose(x, o, where, &k->purpose) != 0 || get_allow(x, o, where, &k->allow) != 0)
 		goto out;
 	if (!name_ok(k->name)) {
 		r = fail(x, where, "name", "must be 1 to %d of A-Z a-z 0-9 . _ -", PROTO_NAME_MAX);
@@ -327,6 +420,10 @@ int config_load(const char *path, struct config *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto out;
 	}
+	/* Unset: a quarter of max_connections, so that one peer cannot lock the others out. */
+	if (cfg->limits.max_connections_per_uid == 0)
+		cfg->limits.max_connections_per_uid = cfg->limits.max_connections / 4 ?
+		    cfg->limits.max_connections / 4 : 1;
 	if (cfg->limits.worker_timeout_ms == 0) {
 		unsigned half = cfg->limits.request_timeout_ms / 2;
 

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "p256.h"
+#include "policy.h"
 
 /* The daemon's configuration file (JSON; docs/config.md lists every field and its default). */
 
@@ -19,10 +20,13 @@ struct config_key {
 	char *certificate;		/* NULL when not configured */
 	enum p256_nonce nonce;
 	int verify_after_sign;
+	enum policy_purpose purpose;
+	struct policy_acl allow;	/* names resolved to ids when the file is read */
 };
 
 struct config_limits {
 	unsigned max_connections;
+	unsigned max_connections_per_uid;
 	unsigned max_inflight_per_connection;
 	unsigned max_inflight;
 	unsigned max_frame_bytes;

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "p256.h"
+#include "policy.h"
 #include "proc.h"
 #include "proto.h"
 
@@ -60,9 +61,11 @@ struct ipc_key_public {
 	uint32_t index;		/* its place in the key table, config order */
 	uint8_t nonce;		/* enum p256_nonce */
 	uint8_t verify_after_sign;
+	uint8_t purpose;	/* enum policy_purpose */
 	uint8_t name_len;
 	char name[PROTO_NAME_MAX];
 	uint8_t point[P256_POINT_LEN];
+	struct policy_acl allow;	/* names resolved by the key-holder, which read the config */
 };
 
 struct ipc_keys_ready {
@@ -101,6 +104,7 @@ struct ipc_signer_exit {
 
 /* The largest message on any channel. */
 #define IPC_MSG_MAX (sizeof(struct ipc_header) + IPC_TEXT_MAX)
+_Static_assert(sizeof(struct ipc_key_public) <= IPC_TEXT_MAX, "IPC_MSG_MAX holds every body");
 
 /* Framing faults (ipc_next, ipc_put); they say which rule a message broke. */
 enum ipc_err {

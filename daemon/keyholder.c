@@ -85,7 +85,8 @@ static int send_keys(struct keyholder *k)
 		const struct key_public *kp = &k->kt.pub[i];
 		struct ipc_key_public m = { .generation = k->generation, .index = (uint32_t)i,
 			.nonce = (uint8_t)kp->nonce, .verify_after_sign = (uint8_t)kp->verify_after_sign,
-			.name_len = (uint8_t)strlen(kp->name) };
+			.purpose = (uint8_t)kp->purpose, .name_len = (uint8_t)strlen(kp->name),
+			.allow = kp->allow };
 
 		memcpy(m.name, kp->name, m.name_len);
 		memcpy(m.point, kp->point, sizeof(m.point));

@@ -36,7 +36,8 @@ static int resolve(const struct config *cfg, const char *file, char *out, size_t
 }
 
 int keys_set_public(struct key_public *kp, const char *name,
-	const uint8_t point[P256_POINT_LEN], enum p256_nonce nonce, int verify_after_sign)
+	const uint8_t point[P256_POINT_LEN], enum p256_nonce nonce, int verify_after_sign,
+	enum policy_purpose purpose, const struct policy_acl *allow)
 {
 	int r;
 
@@ -49,6 +50,8 @@ int keys_set_public(struct key_public *kp, const char *name,
 	hex_encode(kp->id, sizeof(kp->id), kp->id_hex);
 	kp->nonce = nonce;
 	kp->verify_after_sign = verify_after_sign;
+	kp->purpose = purpose;
+	kp->allow = *allow;
 	return 0;
 }
 
@@ -122,7 +125,8 @@ static int load_one(const struct config *cfg, size_t i, struct keytab *kt, char 
 		if ((r = cert_check(path, kf.pub)) != 0)
 			goto out;
 	}
-	r = keys_set_public(kp, ck->name, kf.pub, ck->nonce, ck->verify_after_sign);
+	r = keys_set_public(kp, ck->name, kf.pub, ck->nonce, ck->verify_after_sign, ck->purpose,
+	    &ck->allow);
 out:
 	if (r != 0)
 		snprintf(err, errlen, "keys[%zu] (%s): %s: %s: %s%s%s", i, ck->name, what,

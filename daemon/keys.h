@@ -21,6 +21,8 @@ struct key_public {
 	uint8_t spki[P256_SPKI_LEN];
 	enum p256_nonce nonce;
 	int verify_after_sign;
+	enum policy_purpose purpose;
+	struct policy_acl allow;
 	uint64_t signatures;		/* signatures released; counted by the parent */
 };
 
@@ -55,9 +57,11 @@ void keys_forget_private(struct keytab *kt);
 /* keys_forget_private and frees the public table. */
 void keys_free(struct keytab *kt);
 
-/* Fills one public record: name, point, SubjectPublicKeyInfo, key id. 0 or a P256_ERR_* code. */
+/* Fills one public record: name, point, SubjectPublicKeyInfo, key id, how it signs, who may use
+ * it. 0 or a P256_ERR_* code. */
 int keys_set_public(struct key_public *kp, const char *name,
-	const uint8_t point[P256_POINT_LEN], enum p256_nonce nonce, int verify_after_sign);
+	const uint8_t point[P256_POINT_LEN], enum p256_nonce nonce, int verify_after_sign,
+	enum policy_purpose purpose, const struct policy_acl *allow);
 
 /*
  * The directories a reload reads from: the config file's, $CREDENTIALS_DIRECTORY, and those of

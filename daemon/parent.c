@@ -242,12 +242,14 @@ static int on_key_public(struct parent *d, const uint8_t *body, size_t len, int 
 		d->next_gen = m.generation;
 	}
 	if (m.generation != d->next_gen || m.index != d->next.n || m.index >= CONFIG_KEYS_MAX ||
-	    m.name_len == 0 || m.name_len > PROTO_NAME_MAX || p256_point_check(m.point) != 0)
+	    m.name_len == 0 || m.name_len > PROTO_NAME_MAX || p256_point_check(m.point) != 0 ||
+	    m.allow.nusers > POLICY_IDS_MAX || m.allow.ngroups > POLICY_IDS_MAX ||
+	    m.purpose > POLICY_PURPOSE_TLS_CLIENT)
 		return -1;
 	memcpy(name, m.name, m.name_len);
 	name[m.name_len] = '\0';
 	if (keys_set_public(&d->next.pub[d->next.n], name, m.point, (enum p256_nonce)m.nonce,
-		m.verify_after_sign) != 0)
+		m.verify_after_sign, (enum policy_purpose)m.purpose, &m.allow) != 0)
 		return -1;
 	d->next.n++;
 	return 0;
@@ -486,6 +488,7 @@ static int start(struct parent *d, const char *path)
 	}
 	if (proc_drop(PROC_PARENT, &user, NULL) != 0)
 		return -1;
+	d->srv.daemon_uid = geteuid();	/* may use the keys that have no "allow" */
 	if (user.set)
 		log_info("running as user %s (uid %u, gid %u)", user.name, (unsigned)user.uid,
 		    (unsigned)user.gid);

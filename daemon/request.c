@@ -32,10 +32,20 @@ static void success_header(struct proto_response *resp, const struct reply_to *t
 	resp->h.id = to->id;
 }
 
-/* The key a request names, with the reply's log name set; -1 after replying unknown-key. */
-static int find_key(struct server *s, struct reply_to *to, const struct proto_key *sel)
+static int allowed(const struct server *s, const struct conn *c, const struct key_public *kp,
+	enum policy_op op)
 {
-	int k = keys_find(s->kt, sel);
+	struct policy_peer peer = server_conn_policy_peer(c);
+
+	return policy_allows(s->daemon_uid, &peer, &kp->allow, kp->purpose, op);
+}
+
+/* The key a request names, for op, with the reply's log name set; -1 after replying
+ * unknown-key, or denied when the peer may not do op with it. */
+static int find_key(struct server *s, struct reply_to *to, const struct proto_key *sel,
+	enum policy_op op)
+{
+	int k = keys_find(s->kt, sel), e;
 
 	if (k < 0) {
 		to->key = sel->kind == PROTO_KEY_NAME ? sel->name : NULL;
@@ -43,6 +53,10 @@ static int find_key(struct server *s, struct reply_to *to, const struct proto_ke
 		return -1;
 	}
 	to->key = s->kt->pub[k].name;
+	if ((e = allowed(s, to->conn, &s->kt->pub[k], op)) != 0) {
+		server_reply_error(s, to, (uint16_t)e);
+		return -1;
+	}
 	return k;
 }
 
@@ -109,7 +123,7 @@ static void handle_sign(struct server *s, struct reply_to *to, const struct prot
 	uint8_t digest[P256_DIGEST_LEN];
 	int k;
 
-	if ((k = find_key(s, to, &req->key)) < 0)
+	if ((k = find_key(s, to, &req->key, POLICY_SIGN)) < 0)
 		return;
 	if (req->h.type == PROTO_SIGN) {
 		sign_digest(s, to, k, req->format, req->digest);
@@ -129,7 +143,7 @@ static void handle_pubkey(struct server *s, struct reply_to *to, const struct pr
 	const struct key_public *kp;
 	int k;
 
-	if ((k = find_key(s, to, &req->key)) < 0)
+	if ((k = find_key(s, to, &req->key, POLICY_SEE)) < 0)
 		return;
 	kp = &s->kt->pub[k];
 	success_header(&resp, to);
@@ -157,7 +171,7 @@ static void handle_verify(struct server *s, struct reply_to *to, const struct pr
 		}
 		point = req->key.point;
 	} else {
-		if ((k = find_key(s, to, &req->key)) < 0)
+		if ((k = find_key(s, to, &req->key, POLICY_SEE)) < 0)
 			return;
 		point = s->kt->pub[k].point;
 	}
@@ -177,20 +191,45 @@ static void handle_verify(struct server *s, struct reply_to *to, const struct pr
 	server_reply(s, to, &resp);
 }
 
-static json_t *list_keys_json(const struct server *s)
+/* A key's "allow" as ids (names are resolved when the configuration is read): for root. */
+static json_t *allow_json(const struct policy_acl *acl)
+{
+	json_t *users = json_array(), *groups = json_array();
+
+	for (size_t i = 0; users != NULL && i < acl->nusers; i++)
+		json_array_append_new(users, json_integer(acl->users[i]));
+	for (size_t i = 0; groups != NULL && i < acl->ngroups; i++)
+		json_array_append_new(groups, json_integer(acl->groups[i]));
+	if (!acl->set) {
+		json_decref(users);
+		json_decref(groups);
+		return json_null();
+	}
+	return json_pack("{s:o*, s:o*}", "users", users, "groups", groups);
+}
+
+/* The keys the peer may see; root sees every key, and who may use each. */
+static json_t *list_keys_json(const struct server *s, const struct conn *c)
 {
 	json_t *keys = json_array();
+	int root = server_conn_peer(c)->uid == 0;
 
 	for (size_t i = 0; keys != NULL && i < s->kt->n; i++) {
 		const struct key_public *kp = &s->kt->pub[i];
 		char point[2 * P256_POINT_LEN + 1];
+		json_t *k;
 
+		if (allowed(s, c, kp, POLICY_SEE) != 0)
+			continue;
 		hex_encode(kp->point, sizeof(kp->point), point);
-		if (json_array_append_new(keys, json_pack("{s:s, s:s, s:s, s:s, s:b, s:I}",
-			"name", kp->name, "key_id", kp->id_hex, "public_key", point,
-			"nonce", kp->nonce == P256_NONCE_DETERMINISTIC ? "deterministic" : "hedged",
-			"verify_after_sign", kp->verify_after_sign,
-			"signatures", (json_int_t)kp->signatures)) != 0) {
+		k = json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:I}",
+		    "name", kp->name, "key_id", kp->id_hex, "public_key", point,
+		    "nonce", kp->nonce == P256_NONCE_DETERMINISTIC ? "deterministic" : "hedged",
+		    "verify_after_sign", kp->verify_after_sign,
+		    "purpose", policy_purpose_name(kp->purpose),
+		    "signatures", (json_int_t)kp->signatures);
+		if (k == NULL || (root && json_object_set_new(k, "allow", allow_json(&kp->allow)) != 0) ||
+		    json_array_append_new(keys, k) != 0) {
 			json_decref(keys);
 			return NULL;
 		}
@@ -281,7 +320,7 @@ void request_handle(struct server *s, struct conn *c, const uint8_t *frame, size
 		handle_verify(s, &to, &req);
 		break;
 	case PROTO_LIST_KEYS:
-		handle_json(s, &to, list_keys_json(s));
+		handle_json(s, &to, list_keys_json(s, c));
 		break;
 	case PROTO_STATUS:
 		handle_json(s, &to, status_json(s));

@@ -20,12 +20,15 @@
 #define FRAMES_PER_TURN 64		/* then let other connections have a turn */
 #define LOG_FLUSH_MS 20
 #define RETRY_ACCEPT_MS 100
+#define REFUSAL_LOG_MS 1000
 
 struct conn {
 	struct server *srv;
 	struct chan ch;			/* ch.fd -1 once the socket is closed */
 	struct event *timer;		/* idle or mid-frame timeout */
 	struct ucred peer;		/* SO_PEERCRED, taken at accept */
+	gid_t *groups;			/* SO_PEERGROUPS, taken at accept */
+	size_t ngroups;
 	unsigned long number;		/* counted from 1, for the log */
 	unsigned inflight;		/* requests sent to a signer and not yet answered */
 	int closing;			/* write what is queued, then close */
@@ -55,6 +58,7 @@ static void conn_free(struct conn *c)
 	if (c->timer != NULL)
 		event_free(c->timer);
 	chan_close(&c->ch);
+	free(c->groups);
 	free(c);
 }
 
@@ -122,6 +126,12 @@ int server_request_hold(struct server *s, struct conn *c)
 const struct ucred *server_conn_peer(const struct conn *c)
 {
 	return &c->peer;
+}
+
+struct policy_peer server_conn_policy_peer(const struct conn *c)
+{
+	return (struct policy_peer){ .uid = c->peer.uid, .gid = c->peer.gid, .groups = c->groups,
+		.ngroups = c->ngroups };
 }
 
 void server_request_done(struct server *s, struct conn *c)
@@ -327,6 +337,60 @@ static void refuse(int fd)
 	close(fd);
 }
 
+/* Connections open for uid. */
+static unsigned conns_of(const struct server *s, uid_t uid)
+{
+	const struct conn *c;
+	unsigned n = 0;
+
+	TAILQ_FOREACH(c, &s->conns, link)
+		n += c->peer.uid == uid;
+	return n;
+}
+
+/* The peer's supplementary groups (SO_PEERGROUPS), into c->groups. 0 or -1. */
+static int take_groups(struct conn *c, int fd)
+{
+	socklen_t len = 16 * sizeof(gid_t);
+
+	for (;;) {
+		gid_t *g = realloc(c->groups, len ? len : sizeof(gid_t));
+
+		if (g == NULL)
+			return -1;
+		c->groups = g;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, c->groups, &len) == 0) {
+			c->ngroups = len / sizeof(gid_t);
+			return 0;
+		}
+		if (errno != ERANGE)	/* len now says how much is needed */
+			return -1;
+	}
+}
+
+/* One log line a second sums up the refused connections, however many there were. */
+static void refused(struct server *s, int per_uid)
+{
+	struct timeval tv = ms_tv(REFUSAL_LOG_MS);
+
+	s->stats.requests++;
+	s->stats.errors[PROTO_E_OVERLOADED]++;
+	s->refused[per_uid]++;
+	if (!event_pending(s->refusal_ev, EV_TIMEOUT, NULL) && event_add(s->refusal_ev, &tv) != 0)
+		log_error("cannot arm the refusal log timer");
+}
+
+static void refusal_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *s = arg;
+
+	log_info("refused %llu connection(s) over max_connections (%u) and %llu over "
+	    "max_connections_per_uid (%u) in the last %u ms", (unsigned long long)s->refused[0],
+	    s->cfg->limits.max_connections, (unsigned long long)s->refused[1],
+	    s->cfg->limits.max_connections_per_uid, REFUSAL_LOG_MS);
+	s->refused[0] = s->refused[1] = 0;
+}
+
 static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	int salen, void *arg)
 {
@@ -339,9 +403,7 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
 		return;
 	}
 	if (s->nconns >= s->cfg->limits.max_connections) {
-		log_info("refusing a connection: %u connections open", s->nconns);
-		s->stats.requests++;
-		s->stats.errors[PROTO_E_OVERLOADED]++;
+		refused(s, 0);
 		refuse(fd);
 		return;
 	}
@@ -349,9 +411,17 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
 		goto fail;
 	c->srv = s;
 	c->ch.fd = -1;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->peer, &credlen) != 0) {
-		log_error("SO_PEERCRED: %s", strerror(errno));
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->peer, &credlen) != 0 ||
+	    take_groups(c, fd) != 0) {
+		log_error("peer credentials: %s", strerror(errno));
 		goto fail;
+	}
+	if (conns_of(s, c->peer.uid) >= s->cfg->limits.max_connections_per_uid) {
+		refused(s, 1);
+		refuse(fd);
+		free(c->groups);
+		free(c);
+		return;
 	}
 	if ((c->timer = evtimer_new(s->base, conn_timer_cb, c)) == NULL ||
 	    chan_open(&c->ch, s->base, fd, conn_read_cb, conn_write_cb, c) != 0)
@@ -445,8 +515,10 @@ int server_init(struct server *s, struct event_base *base, const struct config *
 	s->stop_ev = evtimer_new(base, stop_cb, s);
 	s->retry_ev = evtimer_new(base, retry_cb, s);
 	s->flush_ev = evtimer_new(base, flush_cb, s);
+	s->refusal_ev = evtimer_new(base, refusal_cb, s);
 	if (s->expire_ev == NULL || s->log_ev == NULL || s->stop_ev == NULL ||
-	    s->retry_ev == NULL || s->flush_ev == NULL || event_add(s->expire_ev, &tv) != 0) {
+	    s->retry_ev == NULL || s->flush_ev == NULL || s->refusal_ev == NULL ||
+	    event_add(s->expire_ev, &tv) != 0) {
 		log_error("cannot create timers");
 		return -1;
 	}
@@ -504,6 +576,8 @@ void server_free(struct server *s)
 		event_free(s->retry_ev);
 	if (s->flush_ev != NULL)
 		event_free(s->flush_ev);
+	if (s->refusal_ev != NULL)
+		event_free(s->refusal_ev);
 	log_flush();
 }
 

@@ -111,8 +111,11 @@ static pid_t start_signer(const uint8_t d[P256_SCALAR_LEN], int *fd)
 	if (pid == 0) {
 		struct keytab kt;
 
+		const struct policy_acl none = { 0 };
+
 		if (keys_alloc(&kt, 1, 1) != 0 ||
-		    keys_set_public(&kt.pub[0], "rfc6979", point, P256_NONCE_DETERMINISTIC, 0) != 0 ||
+		    keys_set_public(&kt.pub[0], "rfc6979", point, P256_NONCE_DETERMINISTIC, 0,
+			POLICY_PURPOSE_ANY, &none) != 0 ||
 		    p256_key_init_untabled(&kt.priv[0], d) != 0)
 			_exit(3);
 		close(sv[0]);

@@ -116,7 +116,8 @@ def dead_worker(d):
 def main():
     binary = sys.argv[1]
     d = Daemon(binary, workers=1, limits={"max_inflight_per_connection": 2, "max_inflight": 3,
-                                          "max_connections": 3, "request_timeout_ms": 1500,
+                                          "max_connections": 3, "max_connections_per_uid": 3,
+                                          "request_timeout_ms": 1500,
                                           "worker_timeout_ms": 60000})
     codec_errors(d)
     limits(d)

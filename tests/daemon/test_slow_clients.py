@@ -29,7 +29,8 @@ def closed_within(clients, seconds):
 
 def main():
     d = Daemon(sys.argv[1], limits={"frame_timeout_ms": 1000, "idle_timeout_ms": 1500,
-                                    "max_connections": 1000})
+                                    "max_connections": 1000,
+                                    "max_connections_per_uid": 1000})
     idle = d.client()
     stalled = []
     for _ in range(300):

@@ -52,16 +52,19 @@ def main():
                     "key_id": "5a7a78cca4a0f420d9bc62bb669c3c2759e39f723d3ae10dcbe0f0815a07ecd4",
                     "public_key": "0460fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6"
                                   "7903fe1008b8bc99a41ae9e95628bc64f2f1b20c2d7e9f5177a3c294d4462299",
-                    "nonce": "deterministic", "verify_after_sign": True, "signatures": 3}],
+                    "nonce": "deterministic", "verify_after_sign": True, "purpose": "any",
+                    "signatures": 3, "allow": None}],
           "LIST_KEYS: %s" % keys)
     example = json.loads(Response(f["status-response"][4:]).body)
     c.send(f["status-request"])
     r = c.recv().ok(STATUS)
     check(r.id == 8, "STATUS id")
     st = r.json()
+    # Both ways: every documented member is sent, and every member sent is documented.
+    check(set(example) == set(st), "STATUS members: documented %s, sent %s" %
+          (sorted(example), sorted(st)))
     for member, value in example.items():
-        check(member in st and type(st[member]) is type(value),
-              "STATUS member %s as documented: %s" % (member, st))
+        check(type(st[member]) is type(value), "STATUS member %s as documented: %s" % (member, st))
     check(st["signatures"] == 3 and st["errors"]["unknown-key"] == 1, "STATUS counters %s" % st)
     c.close()
     d.stop()
