@@ -20,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -182,7 +183,26 @@ static const struct allow parent_calls[] = {
  */
 static const struct allow sanitizer_calls[] = {
 	ANY("sigaltstack"),	/* the sanitizers' signal stack, set up and torn down per thread */
-	ANY("mprotect"),	/* the allocator's guard pages */
+	ANY("gettid"),		/* their thread registry */
+	IF("open", NONE_OF(1, WRITE_FLAGS)),	/* /proc/self/maps (their own raw open) */
+	IF("ioctl", LOW32_EQ(1, TCGETS)),	/* isatty(stderr): a report in colour or not */
+	IF("prctl", LOW32_EQ(0, PR_GET_DUMPABLE)),	/* LeakSanitizer's stop-the-world */
+	IF("prctl", LOW32_EQ(0, PR_SET_PTRACER)),	/* lets its tracer attach (Yama) */
+	IF("prctl", LOW32_EQ(0, PR_SET_PDEATHSIG)),	/* the tracer dies with the process */
+	IF("mprotect", NONE_OF(2, PROT_EXEC)),	/* the guard page of its tracer's stack */
+	ANY("rt_sigprocmask"),	/* signals blocked while the world is stopped */
+	ANY("rt_sigaction"),	/* the tracer's handlers for a fault while it works */
+	/* LeakSanitizer's tracer: a thread-like task without CLONE_THREAD that ptraces the rest. */
+	IF("clone", LOW32_EQ(0, CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_UNTRACED)),
+	IF("ptrace", LOW32_EQ(0, PTRACE_ATTACH)),
+	IF("ptrace", LOW32_EQ(0, PTRACE_GETREGSET)),
+	IF("ptrace", LOW32_EQ(0, PTRACE_GETREGS)),
+	IF("ptrace", LOW32_EQ(0, PTRACE_DETACH)),
+	ANY("wait4"),		/* the tracer waiting for the stopped threads */
+	ANY("getppid"),		/* the tracer checking that the process it stops is there */
+	ANY("getdents"),	/* the tracer listing the threads (/proc/self/task) */
+	ANY("lseek"),		/* ... from the start again */
+	ANY("close"),		/* ... and closing it */
 };
 
 struct list {
@@ -255,13 +275,19 @@ static int no_new_privs(const char *role)
 	return 0;
 }
 
-/* The sanitizers' run-time reads what it needs later (its own maps) while it still can. */
+/*
+ * The sanitizers' run-time reads what a report needs later while it still can: their maps
+ * (__sanitizer_sandbox_on_notify) and, by symbolizing one address now, the program's own debug
+ * information (the symbolizer opens /proc/self/exe on first use, which no filter allows).
+ */
 static void tell_sanitizers(void)
 {
 #if SANDBOX_SANITIZER
 	__sanitizer_sandbox_arguments args = { 0 };
+	char frame[256];
 
 	__sanitizer_sandbox_on_notify(&args);
+	__sanitizer_symbolize_pc(__builtin_return_address(0), "%F %L", frame, sizeof(frame));
 #endif
 }
 

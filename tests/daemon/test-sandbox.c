@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/landlock.h>
-#include <pthread.h>
+#include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -230,16 +230,15 @@ static int try_clone_newuser(void)
 	return pid > 0 && waitpid((pid_t)pid, NULL, 0) == pid ? 0 : 1;
 }
 
-static void *nothing(void *arg)
+/* clone3, the call glibc creates threads (and posix_spawn children) with. */
+static int try_clone3(void)
 {
-	return arg;
-}
+	struct clone_args args = { .exit_signal = SIGCHLD };
+	long pid = syscall(SYS_clone3, &args, sizeof(args));
 
-static int try_thread(void)
-{
-	pthread_t t;
-
-	return pthread_create(&t, NULL, nothing, NULL) == 0 && pthread_join(t, NULL) == 0 ? 0 : 1;
+	if (pid == 0)
+		_exit(0);
+	return pid > 0 && waitpid((pid_t)pid, NULL, 0) == pid ? 0 : 1;
 }
 
 /* ---- the key-holder ---------------------------------------------------------------------- */
@@ -445,10 +444,11 @@ static void keyholder_reload(void)
 
 static int overflow_heap(void)
 {
-	volatile char *p = malloc(16);
+	volatile size_t size = 16;	/* unknown to the compiler, which would refuse p[16] */
+	volatile char *p = malloc(size);
 
 	MUST(p != NULL);
-	p[16] = 1;	/* one past the end: AddressSanitizer reports and stops the process */
+	p[size] = 1;	/* one past the end: AddressSanitizer reports and stops the process */
 	free((void *)p);
 	return 0;
 }
@@ -576,7 +576,7 @@ int main(void)
 	refused("keyholder: socket(AF_INET)", enter_keyholder, try_inet_socket);
 	refused("keyholder: execve", enter_keyholder, try_execve);
 	refused("keyholder: clone(CLONE_NEWUSER)", enter_keyholder, try_clone_newuser);
-	refused("keyholder: a thread", enter_keyholder, try_thread);
+	refused("keyholder: clone3 (threads)", enter_keyholder, try_clone3);
 	check_status("keyholder: /proc status", enter_keyholder);
 
 	allowed("parent: AF_UNIX socket, sd_notify, SO_PEERCRED, audit file", enter_parent,
