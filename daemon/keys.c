@@ -57,8 +57,10 @@ int keys_set_public(struct key_public *kp, const char *name,
 
 int keys_read_dirs(const struct config *cfg, char ***dirs)
 {
+	/* What getpwnam and getgrnam read for the names in "allow" (files: Debian's default). */
+	static const char *const accounts[] = { "/etc/nsswitch.conf", "/etc/passwd", "/etc/group" };
 	const char *cred = getenv("CREDENTIALS_DIRECTORY");
-	size_t n = 0, cap = 2 * cfg->nkeys + 3;
+	size_t n = 0, cap = 2 * cfg->nkeys + 3 + 3;
 	char **d = calloc(cap, sizeof(*d));
 	char path[PATH_MAX];
 	int r = -1;
@@ -71,6 +73,9 @@ int keys_read_dirs(const struct config *cfg, char ***dirs)
 		goto out;
 	if (cred != NULL && cred[0] != '\0' && (d[n++] = strdup(cred)) == NULL)
 		goto out;
+	for (size_t i = 0; i < sizeof(accounts) / sizeof(accounts[0]); i++)
+		if (access(accounts[i], R_OK) == 0 && (d[n++] = strdup(accounts[i])) == NULL)
+			goto out;
 	for (size_t i = 0; i < cfg->nkeys; i++) {
 		const char *files[2] = { cfg->keys[i].file, cfg->keys[i].certificate };
 

@@ -64,8 +64,9 @@ int keys_set_public(struct key_public *kp, const char *name,
 	enum policy_purpose purpose, const struct policy_acl *allow);
 
 /*
- * The directories a reload reads from: the config file's, $CREDENTIALS_DIRECTORY, and those of
- * every configured key and certificate file. *dirs is a NULL-terminated array (free each entry,
+ * What a reload reads: the directories of the config file, $CREDENTIALS_DIRECTORY and every
+ * configured key and certificate file, and the account files that resolve "allow" names
+ * (/etc/passwd, /etc/group, /etc/nsswitch.conf). *dirs is a NULL-terminated array (free each entry,
  * then the array). 0 or -1 (out of memory or a path too long).
  */
 int keys_read_dirs(const struct config *cfg, char ***dirs);

@@ -167,8 +167,13 @@ static int sandbox(enum proc_role role, const char *const *read_paths)
 	switch (role) {
 	case PROC_PARENT:
 		return sandbox_parent();
-	case PROC_KEYHOLDER:
-		return sandbox_keyholder(read_paths);
+	case PROC_KEYHOLDER: {
+		size_t n = 0;
+
+		while (read_paths != NULL && read_paths[n] != NULL)
+			n++;
+		return sandbox_keyholder(read_paths, n);
+	}
 	case PROC_SIGNER:
 		return sandbox_signer();
 	default:

@@ -1,19 +1,41 @@
 /* SPDX-License-Identifier: ISC */
-/* No sandbox (sandbox.h). */
+/*
+ * The no-op backend of sandbox.h (-Dseccomp=disabled, or no libseccomp): every role runs with
+ * every system call its uid allows. Said once, so that an unconfined daemon is never mistaken
+ * for a sandboxed one.
+ */
 #include "sandbox.h"
 
-int sandbox_parent(void)
+#include "log.h"
+
+static int nothing(const char *role)
 {
+	static int said;
+
+	if (!said) {
+		said = 1;
+		log_info("sandbox: none in this build (-Dseccomp=disabled or no libseccomp): "
+		    "the %s runs unconfined", role);
+	}
 	return 0;
 }
 
-int sandbox_keyholder(const char *const *read_paths)
+int sandbox_parent(void)
 {
-	(void)read_paths;
-	return 0;
+	return nothing("parent");
+}
+
+int sandbox_keyholder(const char *const *paths, size_t n)
+{
+	return nothing("keyholder");
 }
 
 int sandbox_signer(void)
 {
-	return 0;
+	return nothing("signer");
+}
+
+const char *sandbox_backend(void)
+{
+	return "none";
 }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: ISC
 # The whole test suite, as CI runs it: a -Werror build and every meson suite, the unit and
-# integration suites again under ASan+UBSan, every libFuzzer harness for a short run, and the
+# integration suites again under ASan+UBSan, the daemon under valgrind in a build without seccomp, every libFuzzer harness for a short run, and the
 # mutation check of the signing core. Ends with one line "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -54,6 +54,14 @@ fi
 if configure build-asan -Db_sanitize=address,undefined -Db_lundef=false; then
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		meson_suite build-asan --suite unit --suite integration --no-suite ct || true
+else
+	failed=$((failed + 1))
+fi
+
+# valgrind cannot run a process that installs a seccomp filter: the daemon under memcheck is a
+# build without the sandbox backend (a build option, never a run-time switch).
+if configure build-valgrind -Dseccomp=disabled; then
+	meson_suite build-valgrind --suite valgrind || true
 else
 	failed=$((failed + 1))
 fi

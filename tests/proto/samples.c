@@ -21,7 +21,10 @@ static const char rfc_der[] = "3046"
 	"022100f7cb1c942d657c41d436c7a1b6e29f65f3e900dbb9aff4064dc4ab2f843acda8";
 static const char message[] = "sample";
 static const char status_json[] = "{\"version\":\"0.1.0\",\"uptime_s\":42,\"workers\":2,"
-	"\"workers_alive\":2,\"requests\":9,\"signatures\":3,\"inflight\":0,\"connections\":1,"
+	"\"workers_alive\":2,\"workers_replaced\":0,\"workers_hung\":0,\"requests_resent\":0,"
+	"\"key_set\":1,"
+	"\"connections\":1,\"connections_total\":1,\"requests\":9,\"signatures\":3,"
+	"\"inflight\":0,\"at_workers\":0,\"stopping\":false,"
 	"\"errors\":{\"unknown-key\":1}}";
 static const char list_json[] = "{\"keys\":[{\"name\":\"release\",\"key_id\":\"5a7a\","
 	"\"public_key\":\"04\",\"nonce\":\"deterministic\",\"verify_after_sign\":true,"

@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The libseccomp backend of sandbox.h: one allowlist per role, anything else kills the process
+ * with SIGSYS. The lists, with the reason for each entry, are docs/sandbox-syscalls.md; keep the
+ * two in step. Written and tested for x86_64 (where fork is clone and recv is recvfrom); any
+ * other architecture is refused rather than guessed at.
+ */
+#include "sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "log.h"
+
+/*
+ * SANDBOX_SANITIZER is 1 in ASan/UBSan builds (meson, b_sanitize), 0 otherwise: a constant of
+ * the build, never a run-time switch. Both branches are compiled in every build.
+ */
+#ifndef SANDBOX_SANITIZER
+#error "SANDBOX_SANITIZER must be defined by the build (daemon/meson.build)"
+#endif
+#if SANDBOX_SANITIZER
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+/* One allowed form of a system call: any arguments, or all of up to two conditions on them. */
+struct allow {
+	const char *name;
+	unsigned ncmp;
+	struct scmp_arg_cmp cmp[2];
+};
+
+#define ANY(call) { .name = call }
+#define IF(call, c) { .name = call, .ncmp = 1, .cmp = { c } }
+#define IF2(call, c1, c2) { .name = call, .ncmp = 2, .cmp = { c1, c2 } }
+#define COUNT(list) (sizeof(list) / sizeof((list)[0]))
+
+/* Flag and number conditions compare the low 32 bits only: the kernel reads these as int. */
+#define LOW32_EQ(arg, v) { arg, SCMP_CMP_MASKED_EQ, 0xffffffffu, (v) }
+#define NONE_OF(arg, bits) { arg, SCMP_CMP_MASKED_EQ, (bits), 0 }
+#define MASKED(arg, bits, v) { arg, SCMP_CMP_MASKED_EQ, (bits), (v) }
+/* A pid of 0 or above: never a process group (-pgid) or every process (-1). */
+#define NOT_NEGATIVE(arg) { arg, SCMP_CMP_MASKED_EQ, 0x80000000u, 0 }
+
+/* glibc 2.36's fork(): clone(CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD). */
+#define FORK_FLAGS (CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD)
+/* openat for reading only: no write access, no creating or truncating. */
+#define WRITE_FLAGS (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)
+/* openat for appending only (the audit file): write-only, append, never truncate. */
+#define APPEND_MASK (O_ACCMODE | O_APPEND | O_TRUNC)
+#define APPEND_ONLY (O_WRONLY | O_APPEND)
+
+/* What signing needs once the keys are loaded and OpenSSL is warm. */
+static const struct allow signer_calls[] = {
+	ANY("read"),		/* requests, when busypoll_read falls back to a blocking read */
+	ANY("recvfrom"),	/* recv(MSG_DONTWAIT): busypoll_read's polling */
+	ANY("write"),		/* answers to the parent; log lines to stderr */
+	ANY("getrandom"),	/* hedged nonces: fresh randomness for every signature */
+	ANY("clock_gettime"),	/* busypoll's clock, when the vDSO cannot answer (valgrind) */
+	ANY("sched_yield"),	/* busypoll's polling loop */
+	ANY("futex"),		/* glibc's and OpenSSL's locks (uncontended: single-threaded) */
+	ANY("brk"),		/* malloc's main heap */
+	IF("mmap", NONE_OF(2, PROT_EXEC)),	/* malloc of large blocks; never executable */
+	ANY("munmap"),		/* free of large blocks */
+	ANY("mremap"),		/* realloc of large blocks */
+	ANY("madvise"),		/* malloc_trim / free returning pages (MADV_DONTNEED) */
+	ANY("munlock"),		/* key memory unlocked when it is wiped and freed at exit */
+	ANY("getpid"),		/* log lines name the process */
+	ANY("rt_sigreturn"),	/* return from a signal handler */
+	ANY("restart_syscall"),	/* the kernel resuming a wait that a signal (SIGCHLD, SIGSTOP) cut */
+	ANY("exit_group"),	/* exit() */
+	ANY("exit"),		/* a thread's end (glibc's exit path may use it) */
+};
+
+/* The key-holder: a signer's list (sandbox_keyholder adds it) and this. */
+static const struct allow keyholder_calls[] = {
+	IF("clone", LOW32_EQ(0, FORK_FLAGS)),	/* fork() of a signer; no threads, no namespaces */
+	ANY("set_robust_list"),	/* glibc's fork child resets its robust futex list */
+	ANY("wait4"),		/* reaping signers (waitpid) */
+	ANY("poll"),		/* waiting for the parent's channel and the SIGCHLD signalfd */
+	ANY("getppid"),		/* a forked signer checks its parent-death signal is not too late */
+	ANY("prlimit64"),	/* a forked signer's proc_drop: RLIMIT_CORE (get, and set to 0) */
+	ANY("geteuid"),		/* the key-file owner check on reload */
+	ANY("fgetxattr"),	/* the key-file ACL check on reload (systemd credentials) */
+	ANY("sched_getaffinity"),	/* reload: config_load's default "workers" (CPUs online) */
+	IF("kill", NOT_NEGATIVE(0)),	/* stopping a signer (its pid, never a group or -1) */
+	IF("socketpair", LOW32_EQ(0, AF_UNIX)),	/* each signer's channel to the parent */
+	ANY("sendmsg"),		/* the parent's end of a channel, as SCM_RIGHTS */
+	ANY("recvmsg"),		/* messages from the parent on its channel */
+	ANY("close"),		/* the signer's end after the fork; files read on reload */
+	ANY("dup2"),		/* the forked signer moves its channel to a fixed descriptor */
+	ANY("close_range"),	/* the forked signer closes every other descriptor */
+	ANY("rt_sigaction"),	/* the forked signer ignores SIGINT, SIGTERM, SIGHUP, SIGPIPE */
+	ANY("rt_sigprocmask"),	/* signal masks around fork */
+	ANY("mlock"),		/* the signer locks its copy of the keys (not inherited by fork) */
+	/* The forked signer's set-up, then its own stricter filter (filters stack). */
+	IF("prctl", LOW32_EQ(0, PR_SET_NAME)),
+	IF("prctl", LOW32_EQ(0, PR_SET_PDEATHSIG)),
+	IF("prctl", LOW32_EQ(0, PR_SET_DUMPABLE)),
+	IF("prctl", LOW32_EQ(0, PR_SET_NO_NEW_PRIVS)),
+	IF("prctl", LOW32_EQ(0, PR_SET_SECCOMP)),
+	IF("seccomp", LOW32_EQ(0, SECCOMP_SET_MODE_FILTER)),	/* the signer's filter */
+	IF("seccomp", LOW32_EQ(0, SECCOMP_GET_ACTION_AVAIL)),	/* libseccomp's probes */
+	IF("seccomp", LOW32_EQ(0, SECCOMP_GET_NOTIF_SIZES)),
+	/* Reload: reading the configuration and key files again, and nothing else. */
+	IF("openat", NONE_OF(2, WRITE_FLAGS)),	/* read-only opens (Landlock limits where) */
+	ANY("newfstatat"),	/* fstat (glibc's is newfstatat with AT_EMPTY_PATH) */
+	ANY("fstat"),		/* fstat of older glibc */
+	ANY("lseek"),		/* stdio's reads */
+	ANY("getdents64"),	/* a directory of keys ($CREDENTIALS_DIRECTORY) */
+};
+
+/* The parent: libevent's loop, clients, the key-holder and signers, systemd, the audit file. */
+static const struct allow parent_calls[] = {
+	ANY("epoll_wait"),	/* libevent's loop */
+	ANY("epoll_ctl"),	/* libevent adding and removing descriptors */
+	ANY("accept4"),		/* new clients */
+	IF2("getsockopt", LOW32_EQ(1, SOL_SOCKET), LOW32_EQ(2, SO_PEERCRED)),	/* a client's uid */
+	IF2("getsockopt", LOW32_EQ(1, SOL_SOCKET), LOW32_EQ(2, SO_PEERGROUPS)),	/* its groups */
+	IF2("getsockopt", LOW32_EQ(1, SOL_SOCKET), LOW32_EQ(2, SO_SNDBUF)),	/* sd_notify */
+	IF2("setsockopt", LOW32_EQ(1, SOL_SOCKET), LOW32_EQ(2, SO_SNDBUF)),	/* sd_notify */
+	IF2("setsockopt", LOW32_EQ(1, SOL_SOCKET), LOW32_EQ(2, SO_SNDBUFFORCE)),	/* sd_notify */
+	ANY("read"),		/* clients, signers, the key-holder */
+	ANY("readv"),		/* evbuffer reads */
+	ANY("recvfrom"),	/* recv: libevent's signal socketpair, busypoll */
+	ANY("recvmsg"),		/* signers' channels from the key-holder (SCM_RIGHTS) */
+	ANY("write"),		/* clients, signers, log lines to stderr */
+	ANY("writev"),		/* evbuffer writes */
+	ANY("sendto"),		/* send: libevent's signal handler; syslog */
+	ANY("sendmsg"),		/* sd_notify, journald */
+	IF("socket", LOW32_EQ(0, AF_UNIX)),	/* sd_notify's and journald's datagram sockets */
+	ANY("connect"),		/* syslog's socket (AF_UNIX: no other family can be created) */
+	ANY("close"),		/* finished connections */
+	ANY("fcntl"),		/* non-blocking and close-on-exec flags of accepted sockets */
+	ANY("shutdown"),	/* a client's connection half-closed */
+	IF("ioctl", LOW32_EQ(1, FIONREAD)),	/* libevent's evbuffer_read sizes its read */
+	ANY("clock_gettime"),	/* timeouts, when the vDSO cannot answer */
+	ANY("getpid"),		/* log lines, sd_notify */
+	ANY("getuid"),		/* sd_notify: the credentials it sends along */
+	ANY("geteuid"),		/* sd_notify */
+	ANY("getgid"),		/* sd_notify */
+	ANY("getegid"),		/* sd_notify */
+	ANY("gettid"),		/* glibc's abort and raise */
+	ANY("wait4"),		/* reaping the key-holder */
+	IF("kill", NOT_NEGATIVE(0)),	/* stopping the key-holder (its pid, never a group or -1) */
+	ANY("unlink"),		/* removing its socket at exit */
+	IF("openat", MASKED(2, APPEND_MASK, APPEND_ONLY)),	/* the audit file */
+	ANY("newfstatat"),	/* fstat of the audit file */
+	ANY("fstat"),		/* fstat of older glibc */
+	ANY("lseek"),		/* the audit file's end */
+	ANY("fsync"),		/* an audit record on disk before the answer */
+	ANY("fdatasync"),	/* the same, without the metadata */
+	ANY("getrandom"),	/* libevent's and OpenSSL's randomness */
+	ANY("sched_yield"),	/* busypoll */
+	ANY("nanosleep"),	/* short waits */
+	ANY("clock_nanosleep"),	/* glibc's nanosleep */
+	ANY("rt_sigaction"),	/* libevent's signal events */
+	ANY("rt_sigprocmask"),	/* glibc and libevent mask signals around work */
+	ANY("rt_sigreturn"),	/* return from a signal handler */
+	ANY("restart_syscall"),	/* the kernel resuming a wait that a signal cut */
+	ANY("futex"),		/* glibc's and OpenSSL's locks */
+	ANY("brk"),		/* malloc's main heap */
+	IF("mmap", NONE_OF(2, PROT_EXEC)),	/* malloc of large blocks; never executable */
+	ANY("munmap"),		/* free of large blocks */
+	ANY("mremap"),		/* realloc of large blocks */
+	ANY("madvise"),		/* free returning pages */
+	ANY("exit_group"),	/* exit() */
+	ANY("exit"),		/* a thread's end */
+};
+
+/*
+ * What the sanitizers' run-time calls inside a sandbox (ASan/UBSan reports, LeakSanitizer's
+ * check at exit), added to every role in sanitizer builds only. Found by running the sandbox
+ * tests in an ASan build (tests/daemon/test-sandbox.c).
+ */
+static const struct allow sanitizer_calls[] = {
+	ANY("sigaltstack"),	/* the sanitizers' signal stack, set up and torn down per thread */
+	ANY("gettid"),		/* their thread registry */
+	IF("open", NONE_OF(1, WRITE_FLAGS)),	/* /proc/self/maps (their own raw open) */
+	IF("ioctl", LOW32_EQ(1, TCGETS)),	/* isatty(stderr): a report in colour or not */
+	IF("prctl", LOW32_EQ(0, PR_GET_DUMPABLE)),	/* LeakSanitizer's stop-the-world */
+	IF("prctl", LOW32_EQ(0, PR_SET_PTRACER)),	/* lets its tracer attach (Yama) */
+	IF("prctl", LOW32_EQ(0, PR_SET_PDEATHSIG)),	/* the tracer dies with the process */
+	IF("mprotect", NONE_OF(2, PROT_EXEC)),	/* the guard page of its tracer's stack */
+	ANY("rt_sigprocmask"),	/* signals blocked while the world is stopped */
+	ANY("rt_sigaction"),	/* the tracer's handlers for a fault while it works */
+	/* LeakSanitizer's tracer: a thread-like task without CLONE_THREAD that ptraces the rest. */
+	IF("clone", LOW32_EQ(0, CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_UNTRACED)),
+	IF("ptrace", LOW32_EQ(0, PTRACE_ATTACH)),
+	IF("ptrace", LOW32_EQ(0, PTRACE_GETREGSET)),
+	IF("ptrace", LOW32_EQ(0, PTRACE_GETREGS)),
+	IF("ptrace", LOW32_EQ(0, PTRACE_DETACH)),
+	ANY("wait4"),		/* the tracer waiting for the stopped threads */
+	ANY("getppid"),		/* the tracer checking that the process it stops is there */
+	ANY("getdents"),	/* the tracer listing the threads (/proc/self/task) */
+	ANY("lseek"),		/* ... from the start again */
+	ANY("close"),		/* ... and closing it */
+};
+
+struct list {
+	const struct allow *calls;
+	size_t n;
+};
+
+static int add_calls(scmp_filter_ctx ctx, const struct list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		int nr = seccomp_syscall_resolve_name(l->calls[i].name), e;
+
+		if (nr == __NR_SCMP_ERROR) {
+			log_error("sandbox: no system call named %s", l->calls[i].name);
+			return -1;
+		}
+		e = seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, nr, l->calls[i].ncmp,
+		    l->calls[i].cmp);
+		if (e != 0) {
+			log_error("sandbox: allowing %s: %s", l->calls[i].name, strerror(-e));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Loads a filter allowing the calls of lists[0..n) (and the sanitizers'), killing on the rest. */
+static int install(const char *role, const struct list *lists, size_t n)
+{
+	static const struct list sanitizer = { sanitizer_calls, COUNT(sanitizer_calls) };
+	scmp_filter_ctx ctx = NULL;
+	int r = -1, e;
+
+	if (seccomp_arch_native() != SCMP_ARCH_X86_64) {
+		log_error("sandbox %s: the allowlists are written for x86_64 only; build with "
+		    "-Dseccomp=disabled on this architecture", role);
+		return -1;
+	}
+	if ((ctx = seccomp_init(SCMP_ACT_KILL_PROCESS)) == NULL) {
+		log_error("sandbox %s: seccomp_init failed", role);
+		return -1;
+	}
+	/* Another architecture's calls (i386's int 0x80, x32) would bypass the names above. */
+	if ((e = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS)) != 0) {
+		log_error("sandbox %s: %s", role, strerror(-e));
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (add_calls(ctx, &lists[i]) != 0)
+			goto out;
+	if (SANDBOX_SANITIZER && add_calls(ctx, &sanitizer) != 0)
+		goto out;
+	if ((e = seccomp_load(ctx)) != 0) {
+		log_error("sandbox %s: loading the filter: %s", role, strerror(-e));
+		goto out;
+	}
+	r = 0;
+out:
+	seccomp_release(ctx);
+	return r;
+}
+
+/* sandbox.h: the sandbox never goes on without no-new-privileges. */
+static int no_new_privs(const char *role)
+{
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+		log_error("sandbox %s: PR_SET_NO_NEW_PRIVS: %s", role, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The sanitizers' run-time reads what a report needs later while it still can: their maps
+ * (__sanitizer_sandbox_on_notify) and, by symbolizing one address now, the program's own debug
+ * information (the symbolizer opens /proc/self/exe on first use, which no filter allows).
+ */
+static void tell_sanitizers(void)
+{
+#if SANDBOX_SANITIZER
+	__sanitizer_sandbox_arguments args = { 0 };
+	char frame[256];
+
+	__sanitizer_sandbox_on_notify(&args);
+	__sanitizer_symbolize_pc(__builtin_return_address(0), "%F %L", frame, sizeof(frame));
+#endif
+}
+
+/* Every file-system right of Landlock ABI 1: handled, hence denied where no rule grants it. */
+#define LANDLOCK_ABI1_FS (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+	LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | \
+	LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE | \
+	LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR | \
+	LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK | \
+	LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK | \
+	LANDLOCK_ACCESS_FS_MAKE_SYM)
+#define LANDLOCK_READ (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
+
+/* Read access beneath path: a directory and everything in it, or one file. */
+static int landlock_rule(int ruleset, const char *path)
+{
+	struct landlock_path_beneath_attr rule = { .allowed_access = LANDLOCK_READ };
+	struct stat st;
+	int r = -1;
+
+	if ((rule.parent_fd = open(path, O_PATH | O_CLOEXEC)) < 0 || fstat(rule.parent_fd, &st) != 0) {
+		log_error("sandbox keyholder: %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISDIR(st.st_mode))
+		rule.allowed_access = LANDLOCK_ACCESS_FS_READ_FILE;
+	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0)
+		log_error("sandbox keyholder: Landlock rule for %s: %s", path, strerror(errno));
+	else
+		r = 0;
+out:
+	if (rule.parent_fd >= 0)
+		close(rule.parent_fd);
+	return r;
+}
+
+/*
+ * Limits reading to paths (directories, or single files) and forbids every other file-system
+ * access, where
+ * the kernel has Landlock; where it has not, logs that once and leaves it to seccomp.
+ */
+static int landlock_reads(const char *const *paths, size_t n)
+{
+	static const char *const sanitizer_paths[] = { "/proc" };	/* its maps, at exit */
+	struct landlock_ruleset_attr attr = { .handled_access_fs = LANDLOCK_ABI1_FS };
+	int ruleset, r = -1;
+
+	if (syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) < 0) {
+		if (errno != ENOSYS && errno != EOPNOTSUPP) {
+			log_error("sandbox keyholder: Landlock: %s", strerror(errno));
+			return -1;
+		}
+		log_info("sandbox keyholder: no Landlock in this kernel (%s): reload may read "
+		    "any file this user can, but still write none", strerror(errno));
+		return 0;
+	}
+	if ((ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0)) < 0) {
+		log_error("sandbox keyholder: Landlock ruleset: %s", strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (landlock_rule(ruleset, paths[i]) != 0)
+			goto out;
+	if (SANDBOX_SANITIZER && landlock_rule(ruleset, sanitizer_paths[0]) != 0)
+		goto out;
+	if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) {
+		log_error("sandbox keyholder: Landlock: %s", strerror(errno));
+		goto out;
+	}
+	r = 0;
+out:
+	close(ruleset);
+	return r;
+}
+
+int sandbox_signer(void)
+{
+	const struct list lists[] = { { signer_calls, COUNT(signer_calls) } };
+
+	if (no_new_privs("signer") != 0)
+		return -1;
+	tell_sanitizers();
+	return install("signer", lists, COUNT(lists));
+}
+
+int sandbox_keyholder(const char *const *paths, size_t n)
+{
+	const struct list lists[] = {
+		{ signer_calls, COUNT(signer_calls) },
+		{ keyholder_calls, COUNT(keyholder_calls) },
+	};
+
+	if (no_new_privs("keyholder") != 0 || landlock_reads(paths, n) != 0)
+		return -1;
+	tell_sanitizers();
+	return install("keyholder", lists, COUNT(lists));
+}
+
+int sandbox_parent(void)
+{
+	const struct list lists[] = { { parent_calls, COUNT(parent_calls) } };
+
+	if (no_new_privs("parent") != 0)
+		return -1;
+	tell_sanitizers();
+	return install("parent", lists, COUNT(lists));
+}
+
+const char *sandbox_backend(void)
+{
+	return "seccomp";
+}

@@ -1,0 +1,603 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Unit test of the sandboxes (daemon/sandbox.h). Every case runs in a child that enters one
+ * role's sandbox and then either makes the calls the role still needs (they must work, and the
+ * child exits 0 through exit(), the sanitizers' exit path included) or makes one call the role
+ * must not (the seccomp backend kills the child with SIGSYS). With the no-op backend the same
+ * forbidden calls must go through, so that the test tells the two builds apart and says that
+ * nothing is enforced.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "sandbox.h"
+
+#define ENTER_FAILED 100
+
+static int enforced;		/* sandbox_backend() is "seccomp" */
+static int landlock;		/* the seccomp backend, on a kernel with Landlock */
+static char tmp[] = "/tmp/test-sandbox-XXXXXX";
+static char keydir[64], key_path[96], renewed_path[96], added_path[96], outside_path[96];
+static char single_path[96];	/* a file allowed on its own, beside outside_path */
+static char audit_path[96], notify_path[96];
+static int chan[2];		/* a socketpair made before each fork, as a role's channel */
+static int sync_up[2], sync_down[2];	/* child -> test, test -> child */
+
+/* In a child: the first failed step is named on stderr and becomes the exit status 1. */
+#define MUST(cond) \
+	do { \
+		if (!(cond)) { \
+			fprintf(stderr, "child: %s: %s\n", #cond, strerror(errno)); \
+			return 1; \
+		} \
+	} while (0)
+
+typedef int (*enter_fn)(void);
+typedef int (*body_fn)(void);
+
+static int enter_signer(void)
+{
+	return sandbox_signer();
+}
+
+static int enter_keyholder(void)
+{
+	const char *const paths[] = { keydir, single_path };	/* as keys_read_dirs gives them */
+
+	return sandbox_keyholder(paths, 2);
+}
+
+static int enter_parent(void)
+{
+	return sandbox_parent();
+}
+
+/* Starts body in a child under the sandbox that enter installs, with fresh channels. */
+static pid_t spawn(enter_fn enter, body_fn body)
+{
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, chan) != 0 || pipe(sync_up) != 0 ||
+	    pipe(sync_down) != 0)
+		test_fatal("socketpair/pipe");
+	fflush(NULL);
+	if ((pid = fork()) < 0)
+		test_fatal("fork");
+	if (pid == 0) {
+		if (enter() != 0)
+			_exit(ENTER_FAILED);
+		exit(body());
+	}
+	return pid;
+}
+
+/* Lets the child go on past its wait (wait_for_test), then reaps it; returns its wait status. */
+static int reap(pid_t pid)
+{
+	int st;
+
+	if (write(sync_down[1], "g", 1) != 1 || waitpid(pid, &st, 0) != pid)
+		test_fatal("write/waitpid");
+	close(chan[0]);
+	close(chan[1]);
+	close(sync_up[0]);
+	close(sync_up[1]);
+	close(sync_down[0]);
+	close(sync_down[1]);
+	return st;
+}
+
+static int run(enter_fn enter, body_fn body)
+{
+	return reap(spawn(enter, body));
+}
+
+static void show(int st)
+{
+	if (WIFSIGNALED(st))
+		fprintf(stderr, "  [%s] child killed by signal %d\n", test_case, WTERMSIG(st));
+	else
+		fprintf(stderr, "  [%s] child exited %d\n", test_case, WEXITSTATUS(st));
+}
+
+/* Every call in body works under the sandbox: the child exits 0. */
+static void allowed(const char *name, enter_fn enter, body_fn body)
+{
+	int st = run(enter, body);
+
+	test_case = name;
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		show(st);
+}
+
+/*
+ * body makes one forbidden call and returns 0 once it went through: the seccomp backend kills
+ * the child with SIGSYS first; the no-op backend lets it through.
+ */
+static void refused(const char *name, enter_fn enter, body_fn body)
+{
+	int st = run(enter, body);
+	int ok = enforced ? WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS :
+	    WIFEXITED(st) && WEXITSTATUS(st) == 0;
+
+	test_case = name;
+	CHECK(ok);
+	if (!ok)
+		show(st);
+}
+
+/* ---- calls a signer needs ----------------------------------------------------------------- */
+
+static int signer_work(void)
+{
+	uint8_t buf[32], nonce[32];
+	struct timespec ts;
+	uint8_t *big;
+
+	MUST(write(chan[0], "request", 7) == 7);
+	MUST(read(chan[1], buf, sizeof(buf)) == 7 && memcmp(buf, "request", 7) == 0);
+	MUST(recv(chan[1], buf, sizeof(buf), MSG_DONTWAIT) < 0 && errno == EAGAIN);
+	MUST(getrandom(nonce, sizeof(nonce), 0) == (ssize_t)sizeof(nonce));
+	/* The system call itself, not the vDSO's answer without one. */
+	MUST(syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts) == 0 && ts.tv_sec >= 0);
+	MUST((big = malloc(1 << 20)) != NULL);
+	memset(big, 0x5a, 1 << 20);
+	free(big);
+	MUST(sched_yield() == 0);
+	MUST(getpid() > 0);
+	return 0;
+}
+
+/* ---- forbidden calls: each returns 0 once the call went through -------------------------- */
+
+static int try_openat(void)
+{
+	int fd = open("/dev/null", O_RDONLY);
+
+	return fd >= 0 ? 0 : 1;
+}
+
+static int try_open_write(void)
+{
+	int fd = open(key_path, O_WRONLY);
+
+	return fd >= 0 ? 0 : 1;
+}
+
+static int try_unix_socket(void)
+{
+	return socket(AF_UNIX, SOCK_STREAM, 0) >= 0 ? 0 : 1;
+}
+
+static int try_inet_socket(void)
+{
+	return socket(AF_INET, SOCK_STREAM, 0) >= 0 ? 0 : 1;
+}
+
+static int try_inet6_socket(void)
+{
+	return socket(AF_INET6, SOCK_DGRAM, 0) >= 0 ? 0 : 1;
+}
+
+static int try_execve(void)
+{
+	char *const argv[] = { "true", NULL }, *const envp[] = { NULL };
+
+	execve("/bin/true", argv, envp);	/* /bin/true's exit 0 when it went through */
+	return 1;
+}
+
+static int try_ptrace(void)
+{
+	return ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0 ? 0 : 1;
+}
+
+static int try_process_vm_readv(void)
+{
+	char src[8] = "secret!", dst[8];
+	struct iovec local = { dst, sizeof(dst) }, remote = { src, sizeof(src) };
+
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == sizeof(dst) ? 0 : 1;
+}
+
+/* A user namespace: clone with a flag fork never uses. */
+static int try_clone_newuser(void)
+{
+	long pid = syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL, 0);
+
+	if (pid == 0)
+		_exit(0);
+	return pid > 0 && waitpid((pid_t)pid, NULL, 0) == pid ? 0 : 1;
+}
+
+/* clone3, the call glibc creates threads (and posix_spawn children) with. */
+static int try_clone3(void)
+{
+	struct clone_args args = { .exit_signal = SIGCHLD };
+	long pid = syscall(SYS_clone3, &args, sizeof(args));
+
+	if (pid == 0)
+		_exit(0);
+	return pid > 0 && waitpid((pid_t)pid, NULL, 0) == pid ? 0 : 1;
+}
+
+/* ---- the key-holder ---------------------------------------------------------------------- */
+
+/*
+ * Forks a signer as the key-holder will: its set-up, then its own filter on top, one answer on
+ * the channel, then openat. Returns 0 when the signer answered and then died of SIGSYS (seccomp)
+ * or opened the file (none).
+ */
+static int keyholder_forks_signer(void)
+{
+	int st;
+	char c;
+	pid_t pid;
+
+	MUST((pid = fork()) >= 0);
+	if (pid == 0) {
+		if (prctl(PR_SET_NAME, "signer", 0, 0, 0) != 0 ||
+		    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 ||
+		    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 ||
+		    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || dup2(chan[0], 3) != 3 ||
+		    close_range(4, ~0U, 0) != 0 || signal(SIGPIPE, SIG_IGN) == SIG_ERR ||
+		    sandbox_signer() != 0)
+			_exit(ENTER_FAILED);
+		if (write(3, "s", 1) != 1)
+			_exit(2);
+		_exit(try_openat());
+	}
+	MUST(read(chan[1], &c, 1) == 1 && c == 's');
+	MUST(waitpid(pid, &st, 0) == pid);
+	if (enforced)
+		MUST(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS);
+	else
+		MUST(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	return 0;
+}
+
+/* A new socketpair, one end passed over the channel with SCM_RIGHTS, and used once received. */
+static int keyholder_passes_fd(void)
+{
+	int pair[2], got;
+	char c = 'x', data[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &c, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = data,
+		.msg_controllen = sizeof(data) };
+	struct cmsghdr *cm;
+
+	MUST(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) == 0);
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &pair[0], sizeof(int));
+	MUST(sendmsg(chan[0], &msg, 0) == 1);
+	MUST(close(pair[0]) == 0);
+	memset(data, 0, sizeof(data));
+	msg.msg_controllen = sizeof(data);
+	MUST(recvmsg(chan[1], &msg, 0) == 1 && (cm = CMSG_FIRSTHDR(&msg)) != NULL &&
+	    cm->cmsg_type == SCM_RIGHTS);
+	memcpy(&got, CMSG_DATA(cm), sizeof(int));
+	MUST(write(got, "k", 1) == 1 && read(pair[1], &c, 1) == 1 && c == 'k');
+	MUST(close(got) == 0 && close(pair[1]) == 0);
+	return 0;
+}
+
+/* Reads the whole (short) file at path into buf; 0, or errno. */
+static int read_file(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
+	ssize_t n;
+
+	if (fd < 0)
+		return errno;
+	n = read(fd, buf, cap - 1);
+	e = errno;
+	close(fd);
+	if (n < 0)
+		return e;
+	buf[n] = '\0';
+	return 0;
+}
+
+/*
+ * Reload's reads: the key file, a key added beside it, and the key file renamed over by a
+ * renewed one after the sandbox was entered (a new inode). Outside the key directory, Landlock
+ * refuses to read (EACCES); without Landlock that read goes through.
+ */
+static int keyholder_reads(void)
+{
+	char buf[64], c;
+
+	MUST(read_file(key_path, buf, sizeof(buf)) == 0 && strcmp(buf, "old key\n") == 0);
+	MUST(read_file(added_path, buf, sizeof(buf)) == 0 && strcmp(buf, "added key\n") == 0);
+	MUST(write(sync_up[1], "r", 1) == 1);	/* the test renames the renewed key now */
+	MUST(read(sync_down[0], &c, 1) == 1);
+	MUST(read_file(key_path, buf, sizeof(buf)) == 0 && strcmp(buf, "renewed key\n") == 0);
+	/* A file allowed on its own (an account database) opens; its neighbour does not. */
+	MUST(read_file(single_path, buf, sizeof(buf)) == 0 && strcmp(buf, "accounts\n") == 0);
+	if (landlock)
+		MUST(read_file(outside_path, buf, sizeof(buf)) == EACCES);
+	else
+		MUST(read_file(outside_path, buf, sizeof(buf)) == 0);
+	return 0;
+}
+
+/* ---- the parent -------------------------------------------------------------------------- */
+
+/* sd_notify's AF_UNIX datagram to $NOTIFY_SOCKET, a client's SO_PEERCRED, the audit file. */
+static int parent_work(void)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int fd;
+
+	MUST((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) >= 0 && close(fd) == 0);
+	MUST(sd_notify(0, "READY=1") > 0);
+	MUST(getsockopt(chan[1], SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 &&
+	    cred.pid > 0 && cred.uid == getuid());
+	MUST((fd = open(audit_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600)) >= 0);
+	MUST(write(fd, "audit\n", 6) == 6 && fsync(fd) == 0 && close(fd) == 0);
+	return 0;
+}
+
+/* The audit file may only be appended to: opening it to read is a forbidden call. */
+static int try_open_audit_read(void)
+{
+	return open(audit_path, O_RDONLY) >= 0 ? 0 : 1;
+}
+
+static void check_notified(int notify_fd)
+{
+	char buf[64];
+	ssize_t n = recv(notify_fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+
+	test_case = "parent: sd_notify";
+	CHECK(n == 7 && memcmp(buf, "READY=1", 7) == 0);
+}
+
+/* ---- /proc/PID/status of a sandboxed child ----------------------------------------------- */
+
+static int wait_for_test(void)
+{
+	char c;
+
+	MUST(write(sync_up[1], "w", 1) == 1);
+	MUST(read(sync_down[0], &c, 1) == 1);
+	return 0;
+}
+
+/* The value of a "Name:\tvalue" line of /proc/pid/status, or -1. */
+static long status_field(pid_t pid, const char *name)
+{
+	char path[64], buf[4096], *p;
+	size_t n = strlen(name);
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (read_file(path, buf, sizeof(buf)) != 0)
+		return -1;
+	for (p = buf; (p = strstr(p, name)) != NULL; p += n)
+		if ((p == buf || p[-1] == '\n') && p[n] == ':')
+			return strtol(p + n + 1, NULL, 10);
+	return -1;
+}
+
+/*
+ * Reads the status of a child waiting inside the sandbox: Seccomp 2 (filter mode) and
+ * NoNewPrivs 1, both set by sandbox_*; Seccomp 0 under the no-op backend.
+ */
+static void check_status(const char *name, enter_fn enter)
+{
+	pid_t pid = spawn(enter, wait_for_test);
+	char c;
+	int st;
+
+	test_case = name;
+	if (read(sync_up[0], &c, 1) == 1) {
+		CHECK_INT(status_field(pid, "Seccomp"), enforced ? 2 : 0);
+		if (enforced)
+			CHECK_INT(status_field(pid, "NoNewPrivs"), 1);
+	} else {
+		CHECK(!"the child entered its sandbox");
+	}
+	st = reap(pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* ---- the reload test: renames the renewed key over the key while the child waits -------- */
+
+static void keyholder_reload(void)
+{
+	pid_t pid = spawn(enter_keyholder, keyholder_reads);
+	char c;
+	int st;
+
+	test_case = "keyholder: reload reads";
+	if (read(sync_up[0], &c, 1) == 1)
+		CHECK(rename(renewed_path, key_path) == 0);
+	st = reap(pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		show(st);
+}
+
+/* ---- a sanitizer's report from inside a sandbox (sanitizer builds) ----------------------- */
+
+static int overflow_heap(void)
+{
+	volatile size_t size = 16;	/* unknown to the compiler, which would refuse p[16] */
+	volatile char *p = malloc(size);
+
+	MUST(p != NULL);
+	p[size] = 1;	/* one past the end: AddressSanitizer reports and stops the process */
+	free((void *)p);
+	return 0;
+}
+
+/* The child's report, written to stderr (a pipe here) under the signer's filter, is whole. */
+static void sanitizer_report(void)
+{
+	static char out[65536];
+	size_t len = 0;
+	ssize_t n;
+	pid_t pid;
+	int st, err[2];
+
+	test_case = "signer: AddressSanitizer report";
+	if (pipe(err) != 0)
+		test_fatal("pipe");
+	fflush(NULL);
+	if ((pid = fork()) < 0)
+		test_fatal("fork");
+	if (pid == 0) {
+		if (dup2(err[1], STDERR_FILENO) != STDERR_FILENO || sandbox_signer() != 0)
+			_exit(ENTER_FAILED);
+		exit(overflow_heap());
+	}
+	close(err[1]);
+	while (len < sizeof(out) - 1 && (n = read(err[0], out + len, sizeof(out) - 1 - len)) > 0)
+		len += (size_t)n;
+	out[len] = '\0';
+	close(err[0]);
+	if (waitpid(pid, &st, 0) != pid)
+		test_fatal("waitpid");
+	CHECK(strstr(out, "ERROR: AddressSanitizer: heap-buffer-overflow") != NULL);
+	CHECK(strstr(out, "overflow_heap") != NULL);	/* the stack, symbolized */
+	CHECK(strstr(out, "SUMMARY: AddressSanitizer") != NULL);
+	CHECK(!(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS));
+	CHECK(!(WIFEXITED(st) && WEXITSTATUS(st) == 0));
+	if (test_failures != 0)
+		fprintf(stderr, "  [%s] child's stderr:\n%s\n", test_case, out);
+}
+
+/* ---- fixtures ----------------------------------------------------------------------------- */
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL || fputs(text, f) == EOF || fclose(f) != 0)
+		test_fatal("cannot write a fixture file");
+}
+
+/* A key directory (key, added key, renewed key), a file outside it, the notify socket. */
+static int make_fixtures(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char outdir[64];
+	int fd;
+
+	if (mkdtemp(tmp) == NULL)
+		test_fatal("mkdtemp");
+	snprintf(keydir, sizeof(keydir), "%s/keys", tmp);
+	snprintf(outdir, sizeof(outdir), "%s/other", tmp);
+	if (mkdir(keydir, 0700) != 0 || mkdir(outdir, 0700) != 0)
+		test_fatal("mkdir");
+	snprintf(key_path, sizeof(key_path), "%s/key.pem", keydir);
+	snprintf(added_path, sizeof(added_path), "%s/added.pem", keydir);
+	snprintf(renewed_path, sizeof(renewed_path), "%s/key.pem.new", keydir);
+	snprintf(outside_path, sizeof(outside_path), "%s/secret", outdir);
+	snprintf(single_path, sizeof(single_path), "%s/accounts", outdir);
+	snprintf(audit_path, sizeof(audit_path), "%s/audit.log", tmp);
+	snprintf(notify_path, sizeof(notify_path), "%s/notify", tmp);
+	write_file(key_path, "old key\n");
+	write_file(added_path, "added key\n");
+	write_file(renewed_path, "renewed key\n");
+	write_file(outside_path, "not a key\n");
+	write_file(single_path, "accounts\n");
+	memcpy(sa.sun_path, notify_path, strlen(notify_path) + 1);
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0 ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    setenv("NOTIFY_SOCKET", notify_path, 1) != 0)
+		test_fatal("notify socket");
+	return fd;
+}
+
+static void remove_fixtures(int notify_fd)
+{
+	close(notify_fd);
+	unlink(notify_path);
+	unlink(audit_path);
+	unlink(key_path);
+	unlink(added_path);
+	unlink(renewed_path);
+	unlink(outside_path);
+	unlink(single_path);
+	rmdir(keydir);
+	snprintf(keydir, sizeof(keydir), "%s/other", tmp);
+	rmdir(keydir);
+	rmdir(tmp);
+}
+
+int main(void)
+{
+	int notify_fd = make_fixtures();
+
+	enforced = strcmp(sandbox_backend(), "seccomp") == 0;
+	landlock = enforced && syscall(SYS_landlock_create_ruleset, NULL, 0,
+	    LANDLOCK_CREATE_RULESET_VERSION) > 0;
+	if (!enforced)
+		printf("test-sandbox: sandboxing is disabled in this build (backend \"%s\"): "
+		    "checking that nothing is enforced\n", sandbox_backend());
+	else if (!landlock)
+		printf("test-sandbox: no Landlock in this kernel: the key-holder may read any "
+		    "file (checked)\n");
+
+	allowed("signer: read, recv, write, getrandom, clock, malloc, yield", enter_signer,
+	    signer_work);
+	refused("signer: openat", enter_signer, try_openat);
+	refused("signer: socket(AF_UNIX)", enter_signer, try_unix_socket);
+	refused("signer: execve", enter_signer, try_execve);
+	refused("signer: ptrace", enter_signer, try_ptrace);
+	check_status("signer: /proc status", enter_signer);
+
+	allowed("keyholder: a signer's calls", enter_keyholder, signer_work);
+	allowed("keyholder: fork, then the signer's filter on top", enter_keyholder,
+	    keyholder_forks_signer);
+	allowed("keyholder: socketpair, SCM_RIGHTS", enter_keyholder, keyholder_passes_fd);
+	keyholder_reload();
+	refused("keyholder: open for writing", enter_keyholder, try_open_write);
+	refused("keyholder: socket(AF_INET)", enter_keyholder, try_inet_socket);
+	refused("keyholder: execve", enter_keyholder, try_execve);
+	refused("keyholder: clone(CLONE_NEWUSER)", enter_keyholder, try_clone_newuser);
+	refused("keyholder: clone3 (threads)", enter_keyholder, try_clone3);
+	check_status("keyholder: /proc status", enter_keyholder);
+
+	allowed("parent: AF_UNIX socket, sd_notify, SO_PEERCRED, audit file", enter_parent,
+	    parent_work);
+	check_notified(notify_fd);
+	refused("parent: open for reading", enter_parent, try_open_audit_read);
+	refused("parent: socket(AF_INET)", enter_parent, try_inet_socket);
+	refused("parent: socket(AF_INET6)", enter_parent, try_inet6_socket);
+	refused("parent: execve", enter_parent, try_execve);
+	refused("parent: ptrace", enter_parent, try_ptrace);
+	refused("parent: process_vm_readv", enter_parent, try_process_vm_readv);
+	check_status("parent: /proc status", enter_parent);
+
+	if (SANDBOX_SANITIZER && enforced)
+		sanitizer_report();
+	remove_fixtures(notify_fd);
+	return test_done("test-sandbox");
+}
