@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: ISC
 """The process roles as an attacker would inspect them: under strace, only the key-holder opens
 key files (the parent opens the configuration and no key); run with "user" and "signer_user",
-each role has the uid it should, no capability, NoNewPrivs 1, is not dumpable, and the signers
-lock their keys (VmLck > 0); from the parent's uid no other role's memory can be read, nor can
+each role has the uid it should, no capability, NoNewPrivs 1, Seccomp 2, is not dumpable, and
+the signers lock their keys (VmLck > 0); a signer made (through gdb) to open a file, create a
+socket or execute a program dies of SIGSYS and is replaced, and so does the parent for execve; from the parent's uid no other role's memory can be read, nor can
 the signers be traced. Throw-away users are created and removed by the test."""
 import atexit
 import os
@@ -12,6 +13,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from daemonlib import *  # noqa: E402,F403
@@ -81,6 +83,7 @@ def identities(binary, key):
         check(st["CapEff"] == "0" * 16 and st["CapPrm"] == "0" * 16,
               "%s has no capability: %s" % (name, st["CapEff"]))
         check(st["NoNewPrivs"] == "1", "%s NoNewPrivs: %s" % (name, st["NoNewPrivs"]))
+        check(st["Seccomp"] == "2", "%s Seccomp: %s" % (name, st["Seccomp"]))
         if name == "signer":
             check(int(st["VmLck"].split()[0]) > 0, "signer keys locked: VmLck %s" % st["VmLck"])
         print("%s %d: uid %s, CapEff %s, NoNewPrivs %s, Seccomp %s, VmLck %s" %
@@ -110,6 +113,47 @@ def identities(binary, key):
     d.stop()
 
 
+def inject(pid, call):
+    """Makes process pid run `call` (C, through gdb as root): the sandbox decides, not us."""
+    return subprocess.run(["gdb", "-nx", "-batch", "-p", str(pid), "-ex", "call " + call],
+                          capture_output=True, text=True, timeout=60)
+
+
+def sandboxes(binary, key):
+    """Every role in its seccomp filter (Seccomp 2); a signer made to call openat, socket or
+    execve dies of SIGSYS and is replaced; an allowed call (getpid) changes nothing; the parent
+    made to call execve dies of SIGSYS."""
+    d = Daemon(binary, keys=[{"name": "k", "file": key}], workers=2)
+    for pid in [d.proc.pid, d.keyholder()] + d.workers():
+        check(status_of(pid)["Seccomp"] == "2", "role %d in its filter: %s" %
+              (pid, status_of(pid)["Seccomp"]))
+    victim = d.workers()[0]
+    inject(victim, "(long)getpid()")
+    check(victim in d.workers(), "an allowed call leaves the signer running")
+    calls = ['(long)syscall(257, -100, "/etc/hostname", 0)', "(long)socket(2, 1, 0)",
+             '(long)execve("/bin/true", 0, 0)']
+    for call in calls:
+        victim = d.workers()[0]
+        inject(victim, call)
+        end = time.monotonic() + TIMEOUT
+        while "signer %d killed by signal 31" % victim not in d.log_text():
+            check(time.monotonic() < end, "%s in signer %d: no SIGSYS:\n%s" %
+                  (call, victim, d.log_text()[-1500:]))
+            time.sleep(0.02)
+        while len(d.workers()) != 2 or victim in d.workers():
+            check(time.monotonic() < end, "the killed signer is replaced")
+            time.sleep(0.02)
+    c = d.client()
+    check(c.call(sign_req(1, key_name("k"), RFC_DIGEST)).ok(SIGN).id == 1, "signing goes on")
+    c.close()
+    inject(d.proc.pid, '(long)execve("/bin/true", 0, 0)')
+    rc = d.proc.wait(TIMEOUT)
+    check(rc == -signal.SIGSYS, "the parent made to execve dies of SIGSYS: %s" % rc)
+    d.stop(expect=rc)
+    print("sandboxes: Seccomp 2 in every role; openat, socket, execve kill a signer (SIGSYS), "
+          "execve kills the parent")
+
+
 def main():
     binary = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="p256signd-roles-")
@@ -118,6 +162,7 @@ def main():
     openssl_key(key)
     opens(binary, key)
     identities(binary, key)
+    sandboxes(binary, key)
     subprocess.run(["rm", "-rf", tmp], check=True)
     print("ok")
 
