@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The provider through libcrypto's API, against the real p256signd (tests/client/daemon-runner.c):
+ * init without a daemon, the store loader and its errors, the key's parameters, match and the
+ * refused private export, signatures (one-shot, update/final with a copied context, pre-hashed)
+ * verified by OpenSSL's default provider, no daemon I/O at signature init, and a signature that
+ * fails while the daemon is down and works again once it is back.
+ * Usage: test-provider-api P256SIGND KEY.pem MODULE_DIR
+ */
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/provider.h>
+#include <openssl/store.h>
+#include <string.h>
+
+#include "check.h"
+#include "daemon-runner.h"
+#include "p256sign.h"
+
+static OSSL_LIB_CTX *libctx;
+static struct daemon_proc daemon;
+static char uri[256];
+
+/* The key behind uri, from the store loader; NULL if it does not load. */
+static EVP_PKEY *load(const char *u)
+{
+	OSSL_STORE_CTX *s = OSSL_STORE_open_ex(u, libctx, NULL, NULL, NULL, NULL, NULL, NULL);
+	OSSL_STORE_INFO *info;
+	EVP_PKEY *k = NULL;
+
+	if (s == NULL)
+		return NULL;
+	while (k == NULL && !OSSL_STORE_eof(s) && (info = OSSL_STORE_load(s)) != NULL) {
+		if (OSSL_STORE_INFO_get_type(info) == OSSL_STORE_INFO_PKEY)
+			k = OSSL_STORE_INFO_get1_PKEY(info);
+		OSSL_STORE_INFO_free(info);
+	}
+	OSSL_STORE_close(s);
+	return k;
+}
+
+/* The last error's text contains want; the error queue is emptied. */
+static void check_error(const char *want)
+{
+	char text[512] = "";
+	const char *data = "";
+	unsigned long e;
+
+	while ((e = ERR_get_error_all(NULL, NULL, NULL, &data, NULL)) != 0) {
+		ERR_error_string_n(e, text, sizeof(text));
+		strncat(text, ": ", sizeof(text) - strlen(text) - 1);
+		strncat(text, data, sizeof(text) - strlen(text) - 1);
+		if (strstr(text, want) != NULL) {
+			ERR_clear_error();
+			return;
+		}
+	}
+	fprintf(stderr, "no error containing \"%s\" (last: %s)\n", want, text);
+	exit(1);
+}
+
+static EVP_PKEY *file_key(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	EVP_PKEY *k;
+
+	CHECK(f != NULL);
+	k = PEM_read_PrivateKey_ex(f, NULL, NULL, NULL, libctx, "provider=default");
+	fclose(f);
+	CHECK(k != NULL);
+	return k;
+}
+
+/* sig verifies over msg (hashed with md) under the default provider's copy of the key. */
+static int verifies(EVP_PKEY *pub, const char *md, const void *msg, size_t len,
+	const uint8_t *sig, size_t sig_len)
+{
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	int ok;
+
+	CHECK(c != NULL);
+	CHECK(EVP_DigestVerifyInit_ex(c, NULL, md, libctx, "provider=default", pub, NULL) == 1);
+	ok = EVP_DigestVerify(c, sig, sig_len, msg, len) == 1;
+	EVP_MD_CTX_free(c);
+	ERR_clear_error();
+	return ok;
+}
+
+static void case_no_daemon(void)
+{
+	/* The provider loaded (in main) with no daemon running: init does not need it. */
+	CHECK(OSSL_PROVIDER_available(libctx, "p256sign"));
+	CHECK(load("p256sign:web;socket=/nonexistent/s.sock") == NULL);
+	check_error("cannot connect");
+	CHECK(load("p256sign:id=00") == NULL);
+	check_error("id= needs 64 hex digits");
+	CHECK(load("p256sign:web;color=red") == NULL);
+	check_error("the only attribute is socket=PATH");
+	CHECK(load("p256sign:") == NULL);
+	check_error("a key name has 1 to 64 characters");
+}
+
+static void case_params(EVP_PKEY *k, EVP_PKEY *pub)
+{
+	uint8_t point[P256SIGN_POINT_LEN], want[P256SIGN_POINT_LEN];
+	char name[64];
+	size_t len;
+	OSSL_PARAM *params = NULL;
+	EVP_PKEY *other;
+
+	CHECK(EVP_PKEY_is_a(k, "EC"));
+	CHECK(strcmp(OSSL_PROVIDER_get0_name(EVP_PKEY_get0_provider(k)), "p256sign") == 0);
+	CHECK(EVP_PKEY_get_bits(k) == 256);
+	CHECK(EVP_PKEY_get_security_bits(k) == 128);
+	CHECK(EVP_PKEY_get_size(k) == 72);
+	CHECK(EVP_PKEY_get_group_name(k, name, sizeof(name), &len) == 1);
+	CHECK(strcmp(name, "prime256v1") == 0);
+	CHECK(EVP_PKEY_get_default_digest_name(k, name, sizeof(name)) > 0);
+	CHECK(strcmp(name, "SHA256") == 0);
+	CHECK(EVP_PKEY_get_octet_string_param(k, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, point,
+		sizeof(point), &len) == 1 && len == sizeof(point));
+	CHECK(EVP_PKEY_get_octet_string_param(pub, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, want,
+		sizeof(want), &len) == 1 && len == sizeof(want));
+	CHECK(memcmp(point, want, sizeof(point)) == 0);
+	/* match: the key file's public half is the same key, a fresh key is not */
+	CHECK(EVP_PKEY_eq(k, pub) == 1);
+	CHECK((other = EVP_PKEY_Q_keygen(libctx, "provider=default", "EC", "P-256")) != NULL);
+	CHECK(EVP_PKEY_eq(k, other) != 1);
+	EVP_PKEY_free(other);
+	/* the private half never leaves; the public half does */
+	CHECK(EVP_PKEY_todata(k, EVP_PKEY_KEYPAIR, &params) != 1);
+	CHECK(EVP_PKEY_todata(k, EVP_PKEY_PUBLIC_KEY, &params) == 1);
+	CHECK(OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_PUB_KEY) != NULL);
+	OSSL_PARAM_free(params);
+	ERR_clear_error();
+}
+
+static void case_digest_sign(EVP_PKEY *k, EVP_PKEY *pub)
+{
+	static const char msg[] = "TLS 1.3, server CertificateVerify";
+	uint8_t sig[P256SIGN_SIG_MAX];
+	size_t len = 0;
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	const char *mds[] = { "SHA256", "SHA384", "SHA512" };
+
+	CHECK(c != NULL);
+	for (size_t i = 0; i < 3; i++) {
+		CHECK(EVP_DigestSignInit_ex(c, NULL, mds[i], libctx, NULL, k, NULL) == 1);
+		CHECK(EVP_DigestSign(c, NULL, &len, (const uint8_t *)msg, sizeof(msg)) == 1);
+		CHECK(len == 72);
+		CHECK(EVP_DigestSign(c, sig, &len, (const uint8_t *)msg, sizeof(msg)) == 1);
+		CHECK(len <= 72 && sig[0] == 0x30);
+		CHECK(verifies(pub, mds[i], msg, sizeof(msg), sig, len));
+		CHECK(!verifies(pub, mds[i], msg, sizeof(msg) - 1, sig, len));
+	}
+	/* SHA-1 is refused at init, so libssl picks another signature algorithm */
+	CHECK(EVP_DigestSignInit_ex(c, NULL, "SHA1", libctx, NULL, k, NULL) != 1);
+	check_error("unsupported digest");
+	EVP_MD_CTX_free(c);
+}
+
+/* update/final, and a copy of the context half-way that continues on its own (dupctx). */
+static void case_dupctx(EVP_PKEY *k, EVP_PKEY *pub)
+{
+	uint8_t sig1[P256SIGN_SIG_MAX], sig2[P256SIGN_SIG_MAX];
+	size_t len1 = sizeof(sig1), len2 = sizeof(sig2);
+	EVP_MD_CTX *c = EVP_MD_CTX_new(), *copy = EVP_MD_CTX_new();
+
+	CHECK(c != NULL && copy != NULL);
+	CHECK(EVP_DigestSignInit_ex(c, NULL, "SHA256", libctx, NULL, k, NULL) == 1);
+	CHECK(EVP_DigestSignUpdate(c, "common ", 7) == 1);
+	CHECK(EVP_MD_CTX_copy_ex(copy, c) == 1);
+	CHECK(EVP_DigestSignUpdate(c, "one", 3) == 1);
+	CHECK(EVP_DigestSignUpdate(copy, "two", 3) == 1);
+	CHECK(EVP_DigestSignFinal(c, sig1, &len1) == 1);
+	CHECK(EVP_DigestSignFinal(copy, sig2, &len2) == 1);
+	CHECK(verifies(pub, "SHA256", "common one", 10, sig1, len1));
+	CHECK(verifies(pub, "SHA256", "common two", 10, sig2, len2));
+	CHECK(!verifies(pub, "SHA256", "common two", 10, sig1, len1));
+	EVP_MD_CTX_free(copy);
+	EVP_MD_CTX_free(c);
+}
+
+/* EVP_PKEY_sign on a digest computed by the caller (openssl pkeyutl -sign). */
+static void case_prehashed(EVP_PKEY *k, EVP_PKEY *pub)
+{
+	uint8_t digest[64], sig[P256SIGN_SIG_MAX];
+	unsigned int dlen;
+	size_t len = sizeof(sig);
+	EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(libctx, k, NULL);
+	EVP_PKEY_CTX *v = EVP_PKEY_CTX_new_from_pkey(libctx, pub, "provider=default");
+
+	CHECK(c != NULL && v != NULL);
+	CHECK(EVP_Digest("abc", 3, digest, &dlen, EVP_sha384(), NULL) == 1 && dlen == 48);
+	CHECK(EVP_PKEY_sign_init(c) == 1);
+	CHECK(EVP_PKEY_sign(c, NULL, &len, digest, dlen) == 1 && len == 72);
+	CHECK(EVP_PKEY_sign(c, sig, &len, digest, dlen) == 1);
+	CHECK(EVP_PKEY_verify_init(v) == 1);
+	CHECK(EVP_PKEY_verify(v, sig, len, digest, dlen) == 1);
+	/* a length that is no SHA-2 digest, and one that does not match the digest set */
+	len = sizeof(sig);
+	CHECK(EVP_PKEY_sign(c, sig, &len, digest, 20) != 1);
+	check_error("input is not a digest of the expected length");
+	CHECK(EVP_PKEY_CTX_set_signature_md(c, EVP_sha256()) == 1);
+	CHECK(EVP_PKEY_sign(c, sig, &len, digest, dlen) != 1);
+	check_error("input is not a digest of the expected length");
+	EVP_PKEY_CTX_free(v);
+	EVP_PKEY_CTX_free(c);
+}
+
+/* Init does no I/O; a sign with the daemon gone fails cleanly, and works once it is back. */
+static void case_daemon_restart(EVP_PKEY *k, EVP_PKEY *pub)
+{
+	uint8_t sig[P256SIGN_SIG_MAX];
+	size_t len = sizeof(sig);
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+
+	CHECK(c != NULL);
+	daemon_kill(&daemon);
+	CHECK(EVP_DigestSignInit_ex(c, NULL, "SHA256", libctx, NULL, k, NULL) == 1);
+	CHECK(EVP_DigestSign(c, NULL, &len, (const uint8_t *)"x", 1) == 1 && len == 72);
+	CHECK(EVP_DigestSign(c, sig, &len, (const uint8_t *)"x", 1) != 1);
+	check_error("signing with key web");
+	daemon_restart(&daemon);
+	CHECK(EVP_DigestSignInit_ex(c, NULL, "SHA256", libctx, NULL, k, NULL) == 1);
+	len = sizeof(sig);
+	CHECK(EVP_DigestSign(c, sig, &len, (const uint8_t *)"x", 1) == 1);
+	CHECK(verifies(pub, "SHA256", "x", 1, sig, len));
+	EVP_MD_CTX_free(c);
+}
+
+int main(int argc, char **argv)
+{
+	OSSL_PROVIDER *def, *ours;
+	EVP_PKEY *k, *pub;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: test-provider-api P256SIGND KEY.pem MODULE_DIR\n");
+		return 2;
+	}
+	CHECK((libctx = OSSL_LIB_CTX_new()) != NULL);
+	CHECK(OSSL_PROVIDER_set_default_search_path(libctx, argv[3]) == 1);
+	CHECK((def = OSSL_PROVIDER_load(libctx, "default")) != NULL);
+	CHECK((ours = OSSL_PROVIDER_load(libctx, "p256sign")) != NULL);
+	case_no_daemon();
+
+	daemon_start(&daemon, argv[1], &(struct daemon_config){ .key_name = "web",
+		.key_file = argv[2], .nonce = "hedged", .workers = 1,
+		.max_inflight_per_connection = 64 });
+	snprintf(uri, sizeof(uri), "p256sign:web;socket=%s", daemon.socket);
+	CHECK((k = load(uri)) != NULL);
+	pub = file_key(argv[2]);
+	CHECK(load("p256sign:id=0000000000000000000000000000000000000000000000000000000000000000"
+		";socket=/nonexistent/s.sock") == NULL);
+	check_error("loading key id=00000000");
+	snprintf(uri, sizeof(uri), "p256sign:nokey;socket=%s", daemon.socket);
+	CHECK(load(uri) == NULL);
+	check_error("no such key");
+
+	case_params(k, pub);
+	case_digest_sign(k, pub);
+	case_dupctx(k, pub);
+	case_prehashed(k, pub);
+	case_daemon_restart(k, pub);
+
+	daemon_stop(&daemon);
+	EVP_PKEY_free(pub);
+	EVP_PKEY_free(k);
+	OSSL_PROVIDER_unload(ours);
+	OSSL_PROVIDER_unload(def);
+	OSSL_LIB_CTX_free(libctx);
+	printf("ok\n");
+	return 0;
+}

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
+"""The provider through the openssl command against the real p256signd: the store loader, the
+public key, signatures checked by OpenSSL's default provider, the refused private export, and
+openssl s_server serving TLS 1.3 and TLS 1.2 (ECDHE-ECDSA) with the key in the daemon; a
+handshake while the daemon is down fails cleanly, the next one after its restart succeeds.
+Usage: test_provider.py P256SIGND MODULE_DIR [SANITIZER_PRELOAD]"""
+import hashlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
+from daemonlib import Daemon, check, fail, openssl_key  # noqa: E402
+
+daemon_bin, modules = sys.argv[1], sys.argv[2]
+ENV = dict(os.environ, OPENSSL_MODULES=modules)
+ENV.pop("OPENSSL_CONF", None)
+if len(sys.argv) > 3 and sys.argv[3]:
+    # An instrumented provider inside the plain openssl binary needs the sanitizer runtimes.
+    ENV["LD_PRELOAD"] = sys.argv[3]
+# libssl 3.0 keeps an EC group only if fetching "EC" finds the default provider's keymgmt
+# first: default must be loaded before p256sign for TLS 1.2's ECDHE-ECDSA (docs/tls.md).
+PROVIDERS = ["-provider", "default", "-provider", "p256sign"]
+tmp = tempfile.mkdtemp(prefix="p256sign-provider-test-")
+servers = []
+
+
+def path(name):
+    return os.path.join(tmp, name)
+
+
+def openssl(*args, stdin=b"", timeout=30):
+    p = subprocess.run(["openssl", *args], input=stdin, env=ENV, timeout=timeout,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return p.returncode, p.stdout, p.stderr.decode(errors="replace")
+
+
+def ok(*args, **kw):
+    rc, out, err = openssl(*args, **kw)
+    check(rc == 0, "openssl %s: exit %d: %s" % (" ".join(args), rc, err))
+    return out
+
+
+def refused(want, *args):
+    rc, out, err = openssl(*args)
+    text = out.decode(errors="replace") + err
+    check(rc != 0 and want in text, "openssl %s: exit %d, want %r in: %s" %
+          (" ".join(args), rc, want, text))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(key, providers):
+    """openssl s_server on a free port; returns (process, port) once it accepts."""
+    port = free_port()
+    log = open(path("s_server-%d.log" % port), "wb")
+    proc = subprocess.Popen(["openssl", "s_server", *providers, "-accept", "127.0.0.1:%d" % port,
+                             "-key", key, "-cert", path("web.pem"), "-www"],
+                            env=ENV, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+    servers.append(proc)
+    end = time.monotonic() + 20
+    while True:
+        check(proc.poll() is None, "s_server exited: %s" % server_log(port))
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return proc, port
+        except OSError:
+            check(time.monotonic() < end, "s_server does not listen on %d" % port)
+            time.sleep(0.05)
+
+
+def server_log(port):
+    with open(path("s_server-%d.log" % port), errors="replace") as f:
+        return f.read()
+
+
+def stop_server(proc):
+    proc.terminate()
+    proc.wait(10)
+
+
+def handshake(port, version):
+    """(exit status, output) of one verified s_client handshake."""
+    v = ["-tls1_3"] if version == "1.3" else ["-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-GCM-SHA256"]
+    p = subprocess.run(["openssl", "s_client", "-connect", "127.0.0.1:%d" % port, "-brief",
+                        "-CAfile", path("web.pem"), "-verify_return_error", *v],
+                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=30, env={k: v for k, v in ENV.items() if k != "LD_PRELOAD"})
+    return p.returncode, p.stdout.decode(errors="replace")
+
+
+def handshake_ok(port, version):
+    rc, out = handshake(port, version)
+    check(rc == 0 and "Protocol version: TLSv%s" % version in out and "Verification: OK" in out
+          and "Signature type: ECDSA" in out,
+          "TLS %s handshake: exit %d: %s\nserver: %s" % (version, rc, out, server_log(port)))
+
+
+def main():
+    key = path("web.key")
+    openssl_key(key)
+    ok("req", "-x509", "-new", "-key", key, "-subj", "/CN=localhost", "-days", "2",
+       "-out", path("web.pem"))
+
+    # Init needs no daemon: the provider is listed active with none running.
+    out = ok("list", "-providers", *PROVIDERS).decode()
+    check("p256sign" in out and "status: active" in out, "provider not active: " + out)
+
+    d = Daemon(daemon_bin, keys=[{"name": "web", "file": key}], extra={"socket": path("s.sock")})
+    uri = "p256sign:web;socket=" + d.socket
+    c = d.client()
+    _, point, spki = c.pubkey("web")
+    c.close()
+
+    # The public key through the store loader is the daemon's.
+    der = ok("pkey", "-provider", "p256sign", "-provider", "default", "-in", uri, "-pubout",
+             "-outform", "DER")
+    check(der == spki, "pkey -pubout differs from the daemon's SubjectPublicKeyInfo")
+    pem = ok("pkey", "-provider", "p256sign", "-provider", "default", "-in", uri, "-pubout")
+    with open(path("pub.pem"), "wb") as f:
+        f.write(pem)
+    # ... selected by id too
+    kid = hashlib.sha256(spki).hexdigest()
+    check(ok("pkey", *PROVIDERS, "-in", "p256sign:id=%s;socket=%s" % (kid, d.socket),
+             "-pubout") == pem, "the key by id is another key")
+    # The private half cannot be written out.
+    rc, out, err = openssl("pkey", *PROVIDERS, "-in", uri)
+    check(rc != 0 and b"PRIVATE KEY" not in out, "a private key was written: %r" % out)
+
+    # pkeyutl -sign through the provider; pkeyutl -verify with the default provider only.
+    digest = hashlib.sha256(b"hello").digest()
+    with open(path("digest"), "wb") as f:
+        f.write(digest)
+    ok("pkeyutl", *PROVIDERS, "-sign", "-inkey", uri, "-in", path("digest"),
+       "-out", path("sig"))
+    out = ok("pkeyutl", "-verify", "-pubin", "-inkey", path("pub.pem"), "-in", path("digest"),
+             "-sigfile", path("sig"))
+    check(b"Signature Verified Successfully" in out, "pkeyutl -verify: %r" % out)
+    with open(path("other"), "wb") as f:
+        f.write(hashlib.sha256(b"other").digest())
+    refused("Signature Verification Failure", "pkeyutl", "-verify", "-pubin", "-inkey",
+            path("pub.pem"), "-in", path("other"), "-sigfile", path("sig"))
+    # openssl dgst: update/final through the provider, SHA-384 truncated to the curve's size.
+    with open(path("msg"), "wb") as f:
+        f.write(b"a message" * 100)
+    ok("dgst", *PROVIDERS, "-sha384", "-sign", uri, "-out", path("msg.sig"), path("msg"))
+    ok("dgst", "-sha384", "-verify", path("pub.pem"), "-signature", path("msg.sig"), path("msg"))
+
+    # Errors name the cause.
+    refused("no such key", "pkey", *PROVIDERS, "-in", "p256sign:nope;socket=" + d.socket)
+    refused("cannot connect", "pkey", *PROVIDERS, "-in", "p256sign:web;socket=" + path("none"))
+    refused("malformed p256sign key URI", "pkey", *PROVIDERS, "-in", "p256sign:id=12")
+
+    # s_server with the key in the daemon: TLS 1.3 and TLS 1.2 ECDHE-ECDSA.
+    server, port = start_server(uri, PROVIDERS)
+    handshake_ok(port, "1.3")
+    handshake_ok(port, "1.2")
+    # The daemon stopped: the handshake fails, the server stays up and says why.
+    d.stop()
+    rc, out = handshake(port, "1.3")
+    check(rc != 0, "a handshake succeeded with the daemon stopped: " + out)
+    check(server.poll() is None, "s_server died with the daemon")
+    check("signing with key web" in server_log(port), "no provider error in: " + server_log(port))
+    # Started again (same socket): the next handshake works.
+    d = Daemon(daemon_bin, keys=[{"name": "web", "file": key}], extra={"socket": path("s.sock")})
+    handshake_ok(port, "1.3")
+    handshake_ok(port, "1.2")
+    stop_server(server)
+
+    # The providers in the order p256sign, default: TLS 1.3 works (TLS 1.2 needs default first).
+    server, port = start_server(uri, ["-provider", "p256sign", "-provider", "default"])
+    handshake_ok(port, "1.3")
+    stop_server(server)
+    d.stop()
+
+
+try:
+    main()
+finally:
+    for s in servers:
+        if s.poll() is None:
+            s.kill()
+            s.wait()
+    shutil.rmtree(tmp, ignore_errors=True)
+print("ok")
