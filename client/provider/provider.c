@@ -28,6 +28,14 @@ static const OSSL_ALGORITHM signature_algs[] = {
 	{ NULL, NULL, NULL, NULL }
 };
 
+/* Key-reference files, in two steps (decoder.c). */
+static const OSSL_ALGORITHM decoder_algs[] = {
+	{ "DER", PROPS ",input=pem", prov_pem_decoder_functions, KEYREF_PEM_LABEL " blocks" },
+	{ "EC", PROPS ",input=der,structure=p256sign-keyref", prov_der_decoder_functions,
+		"p256signd keys from key references" },
+	{ NULL, NULL, NULL, NULL }
+};
+
 static const OSSL_ALGORITHM store_algs[] = {
 	{ "p256sign", PROPS, prov_store_functions, "p256sign: key URIs" },
 	{ NULL, NULL, NULL, NULL }
@@ -43,6 +51,8 @@ static const OSSL_ALGORITHM *prov_query(void *provctx, int operation_id, int *no
 		return signature_algs;
 	case OSSL_OP_STORE:
 		return store_algs;
+	case OSSL_OP_DECODER:
+		return decoder_algs;
 	default:
 		return NULL;
 	}
@@ -159,6 +169,9 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 			break;
 		case OSSL_FUNC_CORE_VSET_ERROR:
 			prov->vset_error = OSSL_FUNC_core_vset_error(in);
+			break;
+		case OSSL_FUNC_BIO_READ_EX:
+			prov->bio_read_ex = OSSL_FUNC_BIO_read_ex(in);
 			break;
 		default:
 			break;

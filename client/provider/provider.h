@@ -6,8 +6,8 @@
  * The OpenSSL 3 provider "p256sign": keys that live in p256signd, used through libp256sign's
  * public API only (p256sign.h). What the provider's files share.
  *
- * Calls run downwards only: provider.c (init, algorithm tables) -> store.c, keymgmt.c,
- * signature.c -> keyref.c -> conn.c -> errors.c, and libp256sign.
+ * Calls run downwards only: provider.c (init, algorithm tables) -> store.c, decoder.c,
+ * keymgmt.c, signature.c -> keyref.c -> conn.c -> errors.c, and libp256sign.
  */
 
 #include <openssl/core.h>
@@ -15,6 +15,7 @@
 #include <openssl/evp.h>
 #include <stdint.h>
 
+#include "keyref-der.h"
 #include "p256sign.h"
 
 /* Reason codes of the provider's errors (ERR_GET_REASON); their texts are in errors.c. */
@@ -27,6 +28,7 @@ enum prov_reason {
 	PROV_R_BUFFER,			/* the caller's signature buffer is too small */
 	PROV_R_PRIVATE_EXPORT,		/* the private half cannot leave p256signd */
 	PROV_R_BAD_KEY,			/* import: not a P-256 public key */
+	PROV_R_BAD_KEYREF,		/* a key-reference file that does not parse */
 	PROV_R_CONFIG,			/* a provider parameter in openssl.cnf that does not fit */
 	PROV_R_NOMEM,
 };
@@ -36,8 +38,9 @@ struct prov_ctx {
 	const OSSL_CORE_HANDLE *handle;
 	OSSL_FUNC_core_new_error_fn *new_error;
 	OSSL_FUNC_core_vset_error_fn *vset_error;
+	OSSL_FUNC_BIO_read_ex_fn *bio_read_ex;	/* the decoder's input */
 	/* From openssl.cnf: socket path ("" = libp256sign's own choice) and timeout. */
-	char socket[108];
+	char socket[KEYREF_SOCKET_MAX + 1];
 	int timeout_ms;
 	char config_error[128];	/* "" or what was wrong in openssl.cnf, raised at key load */
 	/* Digests for hashing locally, fetched at init from a library context of our own. */
@@ -52,10 +55,12 @@ void prov_error(const struct prov_ctx *prov, int reason, const char *fmt, ...)
 /* The reason texts, for OSSL_FUNC_PROVIDER_GET_REASON_STRINGS. */
 extern const OSSL_ITEM prov_reason_strings[];
 
-/* The provider's algorithm tables (keymgmt.c, signature.c, store.c). */
+/* The provider's algorithm tables (keymgmt.c, signature.c, store.c, decoder.c). */
 extern const OSSL_DISPATCH prov_keymgmt_functions[];
 extern const OSSL_DISPATCH prov_signature_functions[];
 extern const OSSL_DISPATCH prov_store_functions[];
+extern const OSSL_DISPATCH prov_pem_decoder_functions[];
+extern const OSSL_DISPATCH prov_der_decoder_functions[];
 
 /*
  * A key reference: what a key object needs to sign through the daemon. Passed by value as the
@@ -63,7 +68,6 @@ extern const OSSL_DISPATCH prov_store_functions[];
  * size tell a reference of ours from anything else.
  */
 #define KEYREF_MAGIC 0x70323536u	/* "p256" */
-#define KEYREF_NAME_MAX 64
 
 struct keyref {
 	uint32_t magic;
@@ -71,7 +75,7 @@ struct keyref {
 	int by_id;				/* 1: id selects the key, 0: name */
 	char name[KEYREF_NAME_MAX + 1];
 	uint8_t id[P256SIGN_KEY_ID_LEN];
-	char socket[108];			/* "" until resolved */
+	char socket[KEYREF_SOCKET_MAX + 1];			/* "" until resolved */
 	int timeout_ms;
 	uint8_t point[P256SIGN_POINT_LEN];	/* the public key, from the daemon at load */
 };

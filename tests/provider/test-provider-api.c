@@ -2,7 +2,8 @@
 /*
  * The provider through libcrypto's API, against the real p256signd (tests/client/daemon-runner.c):
  * init without a daemon, the store loader and its errors, the key's parameters, match and the
- * refused private export, signatures (one-shot, update/final with a copied context, pre-hashed)
+ * refused private export, key-reference files (PEM_read_bio_PrivateKey, as TLS servers read
+ * their key), signatures (one-shot, update/final with a copied context, pre-hashed)
  * verified by OpenSSL's default provider, no daemon I/O at signature init, and a signature that
  * fails while the daemon is down and works again once it is back.
  * Usage: test-provider-api P256SIGND KEY.pem MODULE_DIR
@@ -17,6 +18,7 @@
 
 #include "check.h"
 #include "daemon-runner.h"
+#include "keyref-der.h"
 #include "p256sign.h"
 
 static OSSL_LIB_CTX *libctx;
@@ -231,6 +233,53 @@ static void case_daemon_restart(EVP_PKEY *k, EVP_PKEY *pub)
 	EVP_MD_CTX_free(c);
 }
 
+/* A key-reference PEM of kd, as p256signctl export-key-ref writes it, read as a private key. */
+static EVP_PKEY *read_keyref(const struct keyref_der *kd, const uint8_t *der, size_t der_len)
+{
+	uint8_t buf[KEYREF_DER_MAX];
+	size_t len;
+	BIO *b = BIO_new(BIO_s_mem());
+	EVP_PKEY *k;
+
+	CHECK(b != NULL);
+	if (kd != NULL) {
+		CHECK(keyref_der_encode(kd, buf, sizeof(buf), &len) == 0);
+		der = buf;
+		der_len = len;
+	}
+	CHECK(PEM_write_bio(b, KEYREF_PEM_LABEL, "", der, (long)der_len) > 0);
+	k = PEM_read_bio_PrivateKey_ex(b, NULL, NULL, NULL, libctx, NULL);
+	BIO_free(b);
+	return k;
+}
+
+static void case_keyref_file(EVP_PKEY *pub, const char *key_file)
+{
+	struct keyref_der kd = { 0 };
+	static const uint8_t version2[] = { 0x30, 0x0a, 0x02, 0x01, 0x02, 0x80, 0x01, 'w', 0x0c, 0x02,
+		'/', 's' };
+	EVP_PKEY *k;
+	FILE *f;
+
+	memcpy(kd.name, "web", 4);
+	memcpy(kd.socket, daemon.socket, strlen(daemon.socket) + 1);
+	CHECK((k = read_keyref(&kd, NULL, 0)) != NULL);
+	CHECK(strcmp(OSSL_PROVIDER_get0_name(EVP_PKEY_get0_provider(k)), "p256sign") == 0);
+	CHECK(EVP_PKEY_eq(k, pub) == 1);
+	EVP_PKEY_free(k);
+	memcpy(kd.name, "nokey", 6);
+	CHECK(read_keyref(&kd, NULL, 0) == NULL);
+	check_error("no such key");
+	CHECK(read_keyref(NULL, version2, sizeof(version2)) == NULL);
+	check_error("unsupported key reference version");
+	/* An ordinary key file still loads, from the default provider: ours says "not mine". */
+	CHECK((f = fopen(key_file, "r")) != NULL);
+	k = PEM_read_PrivateKey_ex(f, NULL, NULL, NULL, libctx, NULL);
+	fclose(f);
+	CHECK(k != NULL && strcmp(OSSL_PROVIDER_get0_name(EVP_PKEY_get0_provider(k)), "default") == 0);
+	EVP_PKEY_free(k);
+}
+
 int main(int argc, char **argv)
 {
 	OSSL_PROVIDER *def, *ours;
@@ -260,6 +309,7 @@ int main(int argc, char **argv)
 	check_error("no such key");
 
 	case_params(k, pub);
+	case_keyref_file(pub, argv[2]);
 	case_digest_sign(k, pub);
 	case_dupctx(k, pub);
 	case_prehashed(k, pub);

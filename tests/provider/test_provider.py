@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: ISC
 """The provider through the openssl command against the real p256signd: the store loader, the
 public key, signatures checked by OpenSSL's default provider, the refused private export, and
-openssl s_server serving TLS 1.3 and TLS 1.2 (ECDHE-ECDSA) with the key in the daemon; a
-handshake while the daemon is down fails cleanly, the next one after its restart succeeds.
-Usage: test_provider.py P256SIGND MODULE_DIR [SANITIZER_PRELOAD]"""
+p256signctl export-key-ref, and openssl s_server serving TLS 1.3 and TLS 1.2 (ECDHE-ECDSA) with
+the key in the daemon, named by a URI or a key-reference file; a handshake while the daemon is
+down fails cleanly, the next one after its restart succeeds.
+Usage: test_provider.py P256SIGND P256SIGNCTL MODULE_DIR [SANITIZER_PRELOAD]"""
 import hashlib
 import os
 import shutil
@@ -17,12 +18,12 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
 from daemonlib import Daemon, check, fail, openssl_key  # noqa: E402
 
-daemon_bin, modules = sys.argv[1], sys.argv[2]
+daemon_bin, ctl, modules = (os.path.abspath(a) for a in sys.argv[1:4])
 ENV = dict(os.environ, OPENSSL_MODULES=modules)
 ENV.pop("OPENSSL_CONF", None)
-if len(sys.argv) > 3 and sys.argv[3]:
+if len(sys.argv) > 4 and sys.argv[4]:
     # An instrumented provider inside the plain openssl binary needs the sanitizer runtimes.
-    ENV["LD_PRELOAD"] = sys.argv[3]
+    ENV["LD_PRELOAD"] = sys.argv[4]
 # libssl 3.0 keeps an EC group only if fetching "EC" finds the default provider's keymgmt
 # first: default must be loaded before p256sign for TLS 1.2's ECDHE-ECDSA (docs/tls.md).
 PROVIDERS = ["-provider", "default", "-provider", "p256sign"]
@@ -51,6 +52,26 @@ def refused(want, *args):
     text = out.decode(errors="replace") + err
     check(rc != 0 and want in text, "openssl %s: exit %d, want %r in: %s" %
           (" ".join(args), rc, want, text))
+
+
+def ctl_run(*args, env_socket=None, cwd=None):
+    env = {k: v for k, v in ENV.items() if k not in ("LD_PRELOAD", "P256SIGN_SOCKET")}
+    if env_socket:
+        env["P256SIGN_SOCKET"] = env_socket
+    p = subprocess.run([ctl, *args], env=env, cwd=cwd, timeout=30, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    return p.returncode, p.stdout, p.stderr.decode(errors="replace")
+
+
+def export_key_ref(key, name, **kw):
+    """p256signctl export-key-ref KEY into tmp/NAME; the file's path."""
+    rc, out, err = ctl_run("export-key-ref", key, **kw)
+    check(rc == 0 and out.startswith(b"-----BEGIN P256SIGN KEY REFERENCE-----\n") and
+          out.endswith(b"-----END P256SIGN KEY REFERENCE-----\n"),
+          "export-key-ref %s: exit %d, %r, %s" % (key, rc, out, err))
+    with open(path(name), "wb") as f:
+        f.write(out)
+    return path(name)
 
 
 def free_port():
@@ -155,6 +176,17 @@ def main():
     ok("dgst", *PROVIDERS, "-sha384", "-sign", uri, "-out", path("msg.sig"), path("msg"))
     ok("dgst", "-sha384", "-verify", path("pub.pem"), "-signature", path("msg.sig"), path("msg"))
 
+    # Key-reference files from p256signctl export-key-ref, read through the decoder.
+    ref = export_key_ref("web", "web.key-ref.pem", cwd=tmp, env_socket=d.socket)
+    check(ok("pkey", *PROVIDERS, "-in", ref, "-pubout") == pem, "key reference: another key")
+    by_id = export_key_ref("id:" + kid, "id.key-ref.pem", env_socket=d.socket)
+    check(ok("pkey", *PROVIDERS, "-in", by_id, "-pubout") == pem, "key reference by id")
+    rc, out, err = ctl_run("--socket", d.socket, "export-key-ref", "nope")
+    check(rc == 1 and out == b"" and "no such key" in err, "export-key-ref nope: %d %s" % (rc, err))
+    rc, out, err = ctl_run("--socket", "s.sock", "export-key-ref", "web", cwd=tmp)
+    check(rc == 1 and out == b"" and "absolute socket path" in err,
+          "export-key-ref with a relative socket: %d %s" % (rc, err))
+
     # Errors name the cause.
     refused("no such key", "pkey", *PROVIDERS, "-in", "p256sign:nope;socket=" + d.socket)
     refused("cannot connect", "pkey", *PROVIDERS, "-in", "p256sign:web;socket=" + path("none"))
@@ -172,6 +204,12 @@ def main():
     check("signing with key web" in server_log(port), "no provider error in: " + server_log(port))
     # Started again (same socket): the next handshake works.
     d = Daemon(daemon_bin, keys=[{"name": "web", "file": key}], extra={"socket": path("s.sock")})
+    handshake_ok(port, "1.3")
+    handshake_ok(port, "1.2")
+    stop_server(server)
+
+    # The key-reference file as s_server's key.
+    server, port = start_server(ref, PROVIDERS)
     handshake_ok(port, "1.3")
     handshake_ok(port, "1.2")
     stop_server(server)
