@@ -233,8 +233,12 @@ static void case_daemon_restart(EVP_PKEY *k, EVP_PKEY *pub)
 	EVP_MD_CTX_free(c);
 }
 
-/* A key-reference PEM of kd, as p256signctl export-key-ref writes it, read as a private key. */
-static EVP_PKEY *read_keyref(const struct keyref_der *kd, const uint8_t *der, size_t der_len)
+/*
+ * A key-reference PEM of kd, as p256signctl export-key-ref writes it, read as a private key;
+ * after another PEM block (a certificate, as in a haproxy crt file) when `after` is set.
+ */
+static EVP_PKEY *read_keyref(const struct keyref_der *kd, const uint8_t *der, size_t der_len,
+	const uint8_t *after, size_t after_len)
 {
 	uint8_t buf[KEYREF_DER_MAX];
 	size_t len;
@@ -242,6 +246,7 @@ static EVP_PKEY *read_keyref(const struct keyref_der *kd, const uint8_t *der, si
 	EVP_PKEY *k;
 
 	CHECK(b != NULL);
+	CHECK(after == NULL || PEM_write_bio(b, "CERTIFICATE", "", after, (long)after_len) > 0);
 	if (kd != NULL) {
 		CHECK(keyref_der_encode(kd, buf, sizeof(buf), &len) == 0);
 		der = buf;
@@ -263,14 +268,18 @@ static void case_keyref_file(EVP_PKEY *pub, const char *key_file)
 
 	memcpy(kd.name, "web", 4);
 	memcpy(kd.socket, daemon.socket, strlen(daemon.socket) + 1);
-	CHECK((k = read_keyref(&kd, NULL, 0)) != NULL);
+	CHECK((k = read_keyref(&kd, NULL, 0, NULL, 0)) != NULL);
 	CHECK(strcmp(OSSL_PROVIDER_get0_name(EVP_PKEY_get0_provider(k)), "p256sign") == 0);
 	CHECK(EVP_PKEY_eq(k, pub) == 1);
 	EVP_PKEY_free(k);
+	CHECK((k = read_keyref(&kd, NULL, 0, version2, sizeof(version2))) != NULL);
+	CHECK(EVP_PKEY_eq(k, pub) == 1);
+	EVP_PKEY_free(k);
+	ERR_clear_error();	/* what the other decoders said about the first block */
 	memcpy(kd.name, "nokey", 6);
-	CHECK(read_keyref(&kd, NULL, 0) == NULL);
+	CHECK(read_keyref(&kd, NULL, 0, NULL, 0) == NULL);
 	check_error("no such key");
-	CHECK(read_keyref(NULL, version2, sizeof(version2)) == NULL);
+	CHECK(read_keyref(NULL, version2, sizeof(version2), NULL, 0) == NULL);
 	check_error("unsupported key reference version");
 	/* An ordinary key file still loads, from the default provider: ours says "not mine". */
 	CHECK((f = fopen(key_file, "r")) != NULL);
