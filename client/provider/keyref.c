@@ -97,42 +97,73 @@ static void daemon_error(const struct keyref *ref, const char *what, int r)
 			describe(ref, key), path, p256sign_strerror(r));
 }
 
+/* What keyref_resolve asks: the public key, and the socket path the connection used. */
+struct pubkey_call {
+	const struct keyref *ref;
+	struct p256sign_pubkey pub;
+	char socket[KEYREF_SOCKET_MAX + 1];
+};
+
+static int pubkey_fn(struct p256sign *h, void *arg)
+{
+	struct pubkey_call *c = arg;
+	struct p256sign_key sel = keyref_selector(c->ref);
+	const char *path = p256sign_socket_path(h);
+
+	if (strlen(path) >= sizeof(c->socket))
+		return P256SIGN_E_INVALID;
+	memcpy(c->socket, path, strlen(path) + 1);
+	return p256sign_get_pubkey(h, &sel, &c->pub);
+}
+
 int keyref_resolve(struct keyref *ref)
 {
-	struct p256sign_key sel = keyref_selector(ref);
-	struct p256sign_pubkey pub;
-	struct p256sign *h;
+	struct pubkey_call call = { .ref = ref };
 	const char *path = ref->socket;
 	int r;
 
 	if (path[0] == '\0')
 		path = ref->prov->socket[0] != '\0' ? ref->prov->socket : NULL;
-	if ((r = conn_get(path, ref->timeout_ms, &h)) != 0 ||
-	    (r = p256sign_get_pubkey(h, &sel, &pub)) != 0) {
+	if ((r = conn_call(path, ref->timeout_ms, pubkey_fn, &call)) != 0) {
 		if (path != NULL && ref->socket[0] == '\0')
 			memcpy(ref->socket, path, strlen(path) + 1);
 		daemon_error(ref, "loading", r);
 		return -1;
 	}
 	/* The socket is fixed now: nothing is looked up again after the key is loaded. */
-	memcpy(ref->socket, p256sign_socket_path(h), strlen(p256sign_socket_path(h)) + 1);
-	if (ref->by_id && memcmp(pub.key_id, ref->id, sizeof(ref->id)) != 0) {
+	memcpy(ref->socket, call.socket, sizeof(ref->socket));
+	if (ref->by_id && memcmp(call.pub.key_id, ref->id, sizeof(ref->id)) != 0) {
 		daemon_error(ref, "loading", P256SIGN_E_PROTOCOL);
 		return -1;
 	}
-	memcpy(ref->point, pub.point, sizeof(ref->point));
+	memcpy(ref->point, call.pub.point, sizeof(ref->point));
 	return 0;
+}
+
+/* What keyref_sign asks. */
+struct sign_call {
+	const struct keyref *ref;
+	const uint8_t *digest;
+	uint8_t *sig;
+	size_t cap;
+	size_t *len;
+};
+
+static int sign_fn(struct p256sign *h, void *arg)
+{
+	struct sign_call *c = arg;
+	struct p256sign_key sel = keyref_selector(c->ref);
+
+	return p256sign_sign_digest(h, &sel, c->digest, P256SIGN_DER, c->sig, c->cap, c->len);
 }
 
 int keyref_sign(const struct keyref *ref, const uint8_t digest[P256SIGN_DIGEST_LEN],
 	uint8_t *sig, size_t cap, size_t *len)
 {
-	struct p256sign_key sel = keyref_selector(ref);
-	struct p256sign *h;
+	struct sign_call call = { .ref = ref, .digest = digest, .sig = sig, .cap = cap, .len = len };
 	int r;
 
-	if ((r = conn_get(ref->socket, ref->timeout_ms, &h)) != 0 ||
-	    (r = p256sign_sign_digest(h, &sel, digest, P256SIGN_DER, sig, cap, len)) != 0) {
+	if ((r = conn_call(ref->socket, ref->timeout_ms, sign_fn, &call)) != 0) {
 		daemon_error(ref, "signing with", r);
 		return -1;
 	}

@@ -113,12 +113,16 @@ int keyref_sign(const struct keyref *ref, const uint8_t digest[P256SIGN_DIGEST_L
 /* The key's selector for libp256sign calls. */
 struct p256sign_key keyref_selector(const struct keyref *ref);
 
+/* A call on a connection: a libp256sign call, returning 0 or its P256SIGN_E_* code. */
+typedef int conn_fn(struct p256sign *h, void *arg);
+
 /*
- * The calling thread's connection to the daemon at `path` (one per process and thread, opened on
- * first use; libp256sign itself reconnects after a fork). NULL path: libp256sign's default
- * (P256SIGN_SOCKET or the built-in path), resolved now. 0 and *h, or a P256SIGN_E_* code.
+ * Runs fn on the calling thread's connection to the daemon at `path` (one per process and
+ * thread, opened on first use; libp256sign itself reconnects after a fork), each request with
+ * timeout_ms. NULL path: libp256sign's default ($P256SIGN_SOCKET or the built-in path). A daemon
+ * that cannot be reached is tried again for a short while (conn.c). 0 or a P256SIGN_E_* code.
  */
-int conn_get(const char *path, int timeout_ms, struct p256sign **h);
+int conn_call(const char *path, int timeout_ms, conn_fn *fn, void *arg);
 
 /* Releases the calling thread's connections (provider teardown). */
 void conn_release_thread(void);

@@ -5,7 +5,9 @@
  * refused private export, key-reference files (PEM_read_bio_PrivateKey, as TLS servers read
  * their key), signatures (one-shot, update/final with a copied context, pre-hashed)
  * verified by OpenSSL's default provider, no daemon I/O at signature init, and a signature that
- * fails while the daemon is down and works again once it is back.
+ * fails while the daemon is down and works again once it is back; one connection per thread and
+ * per process after a fork, the timeout from openssl.cnf, and a signature asked for while the
+ * daemon restarts that waits for it.
  * Usage: test-provider-api P256SIGND KEY.pem MODULE_DIR
  */
 #include <openssl/core_names.h>
@@ -14,7 +16,12 @@
 #include <openssl/pem.h>
 #include <openssl/provider.h>
 #include <openssl/store.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "daemon-runner.h"
@@ -22,7 +29,7 @@
 #include "p256sign.h"
 
 static OSSL_LIB_CTX *libctx;
-static struct daemon_proc daemon;
+static struct daemon_proc signd;	/* "daemon" is taken by unistd.h */
 static char uri[256];
 
 /* The key behind uri, from the store loader; NULL if it does not load. */
@@ -220,12 +227,12 @@ static void case_daemon_restart(EVP_PKEY *k, EVP_PKEY *pub)
 	EVP_MD_CTX *c = EVP_MD_CTX_new();
 
 	CHECK(c != NULL);
-	daemon_kill(&daemon);
+	daemon_kill(&signd);
 	CHECK(EVP_DigestSignInit_ex(c, NULL, "SHA256", libctx, NULL, k, NULL) == 1);
 	CHECK(EVP_DigestSign(c, NULL, &len, (const uint8_t *)"x", 1) == 1 && len == 72);
 	CHECK(EVP_DigestSign(c, sig, &len, (const uint8_t *)"x", 1) != 1);
 	check_error("signing with key web");
-	daemon_restart(&daemon);
+	daemon_restart(&signd);
 	CHECK(EVP_DigestSignInit_ex(c, NULL, "SHA256", libctx, NULL, k, NULL) == 1);
 	len = sizeof(sig);
 	CHECK(EVP_DigestSign(c, sig, &len, (const uint8_t *)"x", 1) == 1);
@@ -267,7 +274,7 @@ static void case_keyref_file(EVP_PKEY *pub, const char *key_file)
 	FILE *f;
 
 	memcpy(kd.name, "web", 4);
-	memcpy(kd.socket, daemon.socket, strlen(daemon.socket) + 1);
+	memcpy(kd.socket, signd.socket, strlen(signd.socket) + 1);
 	CHECK((k = read_keyref(&kd, NULL, 0, NULL, 0)) != NULL);
 	CHECK(strcmp(OSSL_PROVIDER_get0_name(EVP_PKEY_get0_provider(k)), "p256sign") == 0);
 	CHECK(EVP_PKEY_eq(k, pub) == 1);
@@ -289,9 +296,179 @@ static void case_keyref_file(EVP_PKEY *pub, const char *key_file)
 	EVP_PKEY_free(k);
 }
 
+/* The daemon's connections_total (STATUS), through a handle of the test's own. */
+static unsigned long connections_total(struct p256sign *h)
+{
+	char *json = NULL, *p;
+	unsigned long n;
+
+	CHECK_RC(p256sign_status(h, &json), 0);
+	CHECK((p = strstr(json, "\"connections_total\":")) != NULL);
+	n = strtoul(p + strlen("\"connections_total\":"), NULL, 10);
+	free(json);
+	return n;
+}
+
+/* One DigestSign of msg that the default provider verifies; 1 when both worked. */
+static int sign_once(EVP_PKEY *k, EVP_PKEY *pub, const char *msg)
+{
+	uint8_t sig[P256SIGN_SIG_MAX];
+	size_t len = sizeof(sig);
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	int ok = c != NULL &&
+		EVP_DigestSignInit_ex(c, NULL, "SHA256", libctx, NULL, k, NULL) == 1 &&
+		EVP_DigestSign(c, sig, &len, (const uint8_t *)msg, strlen(msg)) == 1 &&
+		verifies(pub, "SHA256", msg, strlen(msg), sig, len);
+
+	EVP_MD_CTX_free(c);
+	return ok;
+}
+
+#define THREADS 4
+#define PER_THREAD 25
+
+struct worker {
+	pthread_t t;
+	EVP_PKEY *k, *pub;
+	int good;
+};
+
+static void *sign_many(void *arg)
+{
+	struct worker *w = arg;
+	char msg[32];
+
+	for (int i = 0; i < PER_THREAD; i++) {
+		snprintf(msg, sizeof(msg), "thread %p %d", (void *)w, i);
+		w->good += sign_once(w->k, w->pub, msg);
+	}
+	return NULL;
+}
+
+/* Threads sign at once on one key, each on a connection of its own, opened once. */
+static void case_threads(EVP_PKEY *k, EVP_PKEY *pub, struct p256sign *status)
+{
+	struct worker w[THREADS];
+	unsigned long before = connections_total(status);
+
+	for (int i = 0; i < THREADS; i++) {
+		w[i] = (struct worker){ .k = k, .pub = pub };
+		CHECK(pthread_create(&w[i].t, NULL, sign_many, &w[i]) == 0);
+	}
+	for (int i = 0; i < THREADS; i++) {
+		CHECK(pthread_join(w[i].t, NULL) == 0);
+		CHECK(w[i].good == PER_THREAD);
+	}
+	CHECK(connections_total(status) - before == THREADS);
+}
+
+/* A forked child signs on a connection of its own; the parent's keeps working. */
+static void case_fork(EVP_PKEY *k, EVP_PKEY *pub, struct p256sign *status)
+{
+	unsigned long before;
+	int st;
+	pid_t pid;
+
+	CHECK(sign_once(k, pub, "parent before"));
+	before = connections_total(status);
+	CHECK((pid = fork()) >= 0);
+	if (pid == 0)
+		_exit(sign_once(k, pub, "child one") && sign_once(k, pub, "child two") ? 0 : 1);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK(connections_total(status) - before == 1);
+	CHECK(sign_once(k, pub, "parent after"));
+	CHECK(connections_total(status) - before == 1);
+}
+
+struct late {
+	pthread_t t;
+	EVP_PKEY *k, *pub;
+	int good;
+};
+
+static void *sign_late(void *arg)
+{
+	struct late *l = arg;
+
+	l->good = sign_once(l->k, l->pub, "during the restart");
+	return NULL;
+}
+
+/* A signature asked for while the daemon is away waits for it (a restart), within a window. */
+static void case_restart_gap(EVP_PKEY *k, EVP_PKEY *pub)
+{
+	struct late l = { .k = k, .pub = pub };
+
+	daemon_kill(&signd);
+	CHECK(pthread_create(&l.t, NULL, sign_late, &l) == 0);
+	nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
+	daemon_restart(&signd);
+	CHECK(pthread_join(l.t, NULL) == 0);
+	CHECK(l.good);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A library context configured by an openssl.cnf with the provider's timeout_ms = value. */
+static OSSL_LIB_CTX *configured(const char *module_dir, const char *value)
+{
+	char path[256];
+	OSSL_LIB_CTX *ctx;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/openssl.cnf", signd.dir);
+	CHECK((f = fopen(path, "w")) != NULL);
+	fprintf(f, "openssl_conf = init\n[init]\nproviders = provs\n"
+		"[provs]\ndefault = dflt\np256sign = p256\n[dflt]\nactivate = 1\n"
+		"[p256]\nmodule = %s/p256sign.so\ntimeout_ms = %s\nactivate = 1\n",
+		module_dir, value);
+	CHECK(fclose(f) == 0);
+	CHECK((ctx = OSSL_LIB_CTX_new()) != NULL);
+	CHECK(OSSL_LIB_CTX_load_config(ctx, path) == 1);
+	return ctx;
+}
+
+/* openssl.cnf's timeout_ms bounds a signature of a stopped daemon; a bad value is reported. */
+static void case_timeout(EVP_PKEY *pub, const char *module_dir)
+{
+	OSSL_LIB_CTX *saved = libctx;
+	uint8_t sig[P256SIGN_SIG_MAX];
+	size_t len = sizeof(sig);
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	EVP_PKEY *k;
+	int64_t start;
+
+	CHECK(c != NULL);
+	libctx = configured(module_dir, "abc");
+	CHECK(load(uri) == NULL);
+	check_error("timeout_ms: abc is not a number of milliseconds");
+	OSSL_LIB_CTX_free(libctx);
+	libctx = configured(module_dir, "300");
+	CHECK((k = load(uri)) != NULL);
+	daemon_signal(&signd, SIGSTOP);
+	CHECK(EVP_DigestSignInit_ex(c, NULL, "SHA256", libctx, NULL, k, NULL) == 1);
+	start = now_ms();
+	CHECK(EVP_DigestSign(c, sig, &len, (const uint8_t *)"x", 1) != 1);
+	CHECK(now_ms() - start < 3000);	/* the default would be 5000 */
+	check_error("no response from the daemon before the timeout");
+	daemon_signal(&signd, SIGCONT);
+	CHECK(sign_once(k, pub, "after the timeout"));
+	EVP_PKEY_free(k);
+	EVP_MD_CTX_free(c);
+	OSSL_LIB_CTX_free(libctx);
+	libctx = saved;
+}
+
 int main(int argc, char **argv)
 {
 	OSSL_PROVIDER *def, *ours;
+	struct p256sign *status;
 	EVP_PKEY *k, *pub;
 
 	if (argc != 4) {
@@ -304,16 +481,16 @@ int main(int argc, char **argv)
 	CHECK((ours = OSSL_PROVIDER_load(libctx, "p256sign")) != NULL);
 	case_no_daemon();
 
-	daemon_start(&daemon, argv[1], &(struct daemon_config){ .key_name = "web",
+	daemon_start(&signd, argv[1], &(struct daemon_config){ .key_name = "web",
 		.key_file = argv[2], .nonce = "hedged", .workers = 1,
 		.max_inflight_per_connection = 64 });
-	snprintf(uri, sizeof(uri), "p256sign:web;socket=%s", daemon.socket);
+	snprintf(uri, sizeof(uri), "p256sign:web;socket=%s", signd.socket);
 	CHECK((k = load(uri)) != NULL);
 	pub = file_key(argv[2]);
 	CHECK(load("p256sign:id=0000000000000000000000000000000000000000000000000000000000000000"
 		";socket=/nonexistent/s.sock") == NULL);
 	check_error("loading key id=00000000");
-	snprintf(uri, sizeof(uri), "p256sign:nokey;socket=%s", daemon.socket);
+	snprintf(uri, sizeof(uri), "p256sign:nokey;socket=%s", signd.socket);
 	CHECK(load(uri) == NULL);
 	check_error("no such key");
 
@@ -323,8 +500,15 @@ int main(int argc, char **argv)
 	case_dupctx(k, pub);
 	case_prehashed(k, pub);
 	case_daemon_restart(k, pub);
+	snprintf(uri, sizeof(uri), "p256sign:web;socket=%s", signd.socket);
+	CHECK_RC(p256sign_connect(&status, signd.socket), 0);
+	case_threads(k, pub, status);
+	case_fork(k, pub, status);
+	p256sign_close(status);
+	case_restart_gap(k, pub);
+	case_timeout(pub, argv[3]);
 
-	daemon_stop(&daemon);
+	daemon_stop(&signd);
 	EVP_PKEY_free(pub);
 	EVP_PKEY_free(k);
 	OSSL_PROVIDER_unload(ours);
