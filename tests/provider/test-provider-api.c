@@ -327,10 +327,11 @@ static int sign_once(EVP_PKEY *k, EVP_PKEY *pub, const char *msg)
 #define THREADS 4
 #define PER_THREAD 25
 
+/* A thread that makes n signatures and counts those that verify. */
 struct worker {
 	pthread_t t;
 	EVP_PKEY *k, *pub;
-	int good;
+	int n, good;
 };
 
 static void *sign_many(void *arg)
@@ -338,7 +339,7 @@ static void *sign_many(void *arg)
 	struct worker *w = arg;
 	char msg[32];
 
-	for (int i = 0; i < PER_THREAD; i++) {
+	for (int i = 0; i < w->n; i++) {
 		snprintf(msg, sizeof(msg), "thread %p %d", (void *)w, i);
 		w->good += sign_once(w->k, w->pub, msg);
 	}
@@ -352,7 +353,7 @@ static void case_threads(EVP_PKEY *k, EVP_PKEY *pub, struct p256sign *status)
 	unsigned long before = connections_total(status);
 
 	for (int i = 0; i < THREADS; i++) {
-		w[i] = (struct worker){ .k = k, .pub = pub };
+		w[i] = (struct worker){ .k = k, .pub = pub, .n = PER_THREAD };
 		CHECK(pthread_create(&w[i].t, NULL, sign_many, &w[i]) == 0);
 	}
 	for (int i = 0; i < THREADS; i++) {
@@ -380,31 +381,17 @@ static void case_fork(EVP_PKEY *k, EVP_PKEY *pub, struct p256sign *status)
 	CHECK(connections_total(status) - before == 1);
 }
 
-struct late {
-	pthread_t t;
-	EVP_PKEY *k, *pub;
-	int good;
-};
-
-static void *sign_late(void *arg)
-{
-	struct late *l = arg;
-
-	l->good = sign_once(l->k, l->pub, "during the restart");
-	return NULL;
-}
-
 /* A signature asked for while the daemon is away waits for it (a restart), within a window. */
 static void case_restart_gap(EVP_PKEY *k, EVP_PKEY *pub)
 {
-	struct late l = { .k = k, .pub = pub };
+	struct worker w = { .k = k, .pub = pub, .n = 1 };
 
 	daemon_kill(&signd);
-	CHECK(pthread_create(&l.t, NULL, sign_late, &l) == 0);
+	CHECK(pthread_create(&w.t, NULL, sign_many, &w) == 0);
 	nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
 	daemon_restart(&signd);
-	CHECK(pthread_join(l.t, NULL) == 0);
-	CHECK(l.good);
+	CHECK(pthread_join(w.t, NULL) == 0);
+	CHECK(w.good == 1);
 }
 
 static int64_t now_ms(void)
