@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: ISC */
-/* The non-blocking API's event-loop side, and p256sign_wait on which the blocking calls rest. */
+/*
+ * The non-blocking API's event-loop side, p256sign_poll_result, and p256sign_wait on which the
+ * blocking calls rest.
+ */
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -83,6 +86,19 @@ static int is_pending(const struct p256sign *h, uint32_t id)
 		if (h->pending[i].id == id)
 			return 1;
 	return 0;
+}
+
+int p256sign_poll_result(struct p256sign *h, uint32_t id, struct p256sign_result *res)
+{
+	int r;
+
+	conn_fork_check(h);
+	memset(res, 0, sizeof(*res));
+	if ((r = process(h)) < 0)
+		return r;
+	if (take_result(h, id, res))
+		return res->error;
+	return is_pending(h, id) ? P256SIGN_E_AGAIN : P256SIGN_E_INVALID;
 }
 
 int p256sign_wait(struct p256sign *h, uint32_t id, struct p256sign_result *res)

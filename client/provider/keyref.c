@@ -4,6 +4,7 @@
  * public key, the socket path fixed for good) and signing a digest through the daemon.
  */
 #include <errno.h>
+#include <openssl/async.h>
 #include <string.h>
 
 #include "hex.h"
@@ -161,9 +162,15 @@ int keyref_sign(const struct keyref *ref, const uint8_t digest[P256SIGN_DIGEST_L
 	uint8_t *sig, size_t cap, size_t *len)
 {
 	struct sign_call call = { .ref = ref, .digest = digest, .sig = sig, .cap = cap, .len = len };
+	struct p256sign_key sel = keyref_selector(ref);
 	int r;
 
-	if ((r = conn_call(ref->socket, ref->timeout_ms, sign_fn, &call)) != 0) {
+	/* Inside an ASYNC job the job pauses instead of the thread blocking. */
+	if (ASYNC_get_current_job() != NULL)
+		r = async_sign(ref->socket, ref->timeout_ms, &sel, digest, sig, cap, len);
+	else
+		r = conn_call(ref->socket, ref->timeout_ms, sign_fn, &call);
+	if (r != 0) {
 		daemon_error(ref, "signing with", r);
 		return -1;
 	}

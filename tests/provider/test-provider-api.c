@@ -7,15 +7,18 @@
  * verified by OpenSSL's default provider, no daemon I/O at signature init, and a signature that
  * fails while the daemon is down and works again once it is back; one connection per thread and
  * per process after a fork, the timeout from openssl.cnf, and a signature asked for while the
- * daemon restarts that waits for it.
+ * daemon restarts that waits for it; signatures inside OpenSSL ASYNC jobs, many in flight in one
+ * thread, and one woken by its deadline.
  * Usage: test-provider-api P256SIGND KEY.pem MODULE_DIR
  */
+#include <openssl/async.h>
 #include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/provider.h>
 #include <openssl/store.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -452,6 +455,107 @@ static void case_timeout(EVP_PKEY *pub, const char *module_dir)
 	libctx = saved;
 }
 
+#define JOBS 16
+
+/* One ASYNC job: a signature that must verify. */
+struct job {
+	ASYNC_JOB *job;
+	ASYNC_WAIT_CTX *wctx;
+	EVP_PKEY *k, *pub;
+	char msg[32];
+	int ret, done;
+};
+
+static int job_sign(void *arg)
+{
+	struct job *j = *(struct job **)arg;
+
+	return sign_once(j->k, j->pub, j->msg);
+}
+
+/* Starts or resumes job j; returns 1 once it finished. */
+static int run_job(struct job *j)
+{
+	int r = ASYNC_start_job(&j->job, j->wctx, &j->ret, job_sign, &j, sizeof(j));
+
+	CHECK(r == ASYNC_PAUSE || r == ASYNC_FINISH);
+	return j->done = r == ASYNC_FINISH;
+}
+
+/* Resumes every paused job whose wait descriptors are ready, within timeout_ms. */
+static void resume_ready(struct job *jobs, size_t n, int timeout_ms)
+{
+	struct pollfd pfd[2 * JOBS];
+	size_t owner[2 * JOBS], nfds = 0, count;
+	OSSL_ASYNC_FD fds[2];
+
+	for (size_t i = 0; i < n; i++) {
+		if (jobs[i].done)
+			continue;
+		CHECK(ASYNC_WAIT_CTX_get_all_fds(jobs[i].wctx, NULL, &count) == 1 && count == 2);
+		CHECK(ASYNC_WAIT_CTX_get_all_fds(jobs[i].wctx, fds, &count) == 1);
+		for (size_t f = 0; f < 2; f++) {
+			pfd[nfds] = (struct pollfd){ .fd = fds[f], .events = POLLIN };
+			owner[nfds++] = i;
+		}
+	}
+	CHECK(poll(pfd, nfds, timeout_ms) > 0);
+	for (size_t f = 0; f < nfds; f++)
+		if ((pfd[f].revents & POLLIN) && !jobs[owner[f]].done)
+			(void)run_job(&jobs[owner[f]]);
+}
+
+/*
+ * JOBS signatures in flight in one thread: with the daemon stopped every job must pause (the
+ * provider sent its request and gave the thread back); resumed as their descriptors say, all
+ * finish once the daemon runs again, and every signature verifies.
+ */
+static void case_async(EVP_PKEY *k, EVP_PKEY *pub)
+{
+	struct job jobs[JOBS];
+	int left = JOBS;
+
+	daemon_signal(&signd, SIGSTOP);
+	for (int i = 0; i < JOBS; i++) {
+		jobs[i] = (struct job){ .k = k, .pub = pub };
+		snprintf(jobs[i].msg, sizeof(jobs[i].msg), "job %d", i);
+		CHECK((jobs[i].wctx = ASYNC_WAIT_CTX_new()) != NULL);
+		CHECK(run_job(&jobs[i]) == 0);	/* paused */
+	}
+	daemon_signal(&signd, SIGCONT);
+	while (left > 0) {
+		resume_ready(jobs, JOBS, 5000);
+		left = 0;
+		for (int i = 0; i < JOBS; i++)
+			left += !jobs[i].done;
+	}
+	for (int i = 0; i < JOBS; i++) {
+		CHECK(jobs[i].ret == 1);
+		ASYNC_WAIT_CTX_free(jobs[i].wctx);
+	}
+}
+
+/* A job whose daemon does not answer is woken by its deadline and fails with the timeout. */
+static void case_async_timeout(EVP_PKEY *pub, const char *module_dir)
+{
+	OSSL_LIB_CTX *saved = libctx;
+	struct job j = { .pub = pub, .msg = "stopped daemon" };
+
+	libctx = configured(module_dir, "300");
+	CHECK((j.k = load(uri)) != NULL);
+	CHECK((j.wctx = ASYNC_WAIT_CTX_new()) != NULL);
+	daemon_signal(&signd, SIGSTOP);
+	CHECK(run_job(&j) == 0);
+	resume_ready(&j, 1, 3000);	/* the timer, after 300 ms */
+	daemon_signal(&signd, SIGCONT);
+	CHECK(j.done && j.ret == 0);
+	check_error("no response from the daemon before the timeout");
+	ASYNC_WAIT_CTX_free(j.wctx);
+	EVP_PKEY_free(j.k);
+	OSSL_LIB_CTX_free(libctx);
+	libctx = saved;
+}
+
 int main(int argc, char **argv)
 {
 	OSSL_PROVIDER *def, *ours;
@@ -494,6 +598,8 @@ int main(int argc, char **argv)
 	p256sign_close(status);
 	case_restart_gap(k, pub);
 	case_timeout(pub, argv[3]);
+	case_async(k, pub);
+	case_async_timeout(pub, argv[3]);
 
 	daemon_stop(&signd);
 	EVP_PKEY_free(pub);

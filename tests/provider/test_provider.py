@@ -4,7 +4,8 @@
 public key, signatures checked by OpenSSL's default provider, the refused private export, and
 p256signctl export-key-ref, and openssl s_server serving TLS 1.3 and TLS 1.2 (ECDHE-ECDSA) with
 the key in the daemon, named by a URI or a key-reference file; a handshake while the daemon is
-down fails cleanly, the next one after its restart succeeds.
+down fails cleanly, the next one after its restart succeeds; s_server -async signs from inside
+OpenSSL ASYNC jobs, with many clients at once.
 Usage: test_provider.py P256SIGND P256SIGNCTL MODULE_DIR [SANITIZER_PRELOAD]"""
 import hashlib
 import os
@@ -16,7 +17,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
-from daemonlib import Daemon, check, fail, openssl_key  # noqa: E402
+from daemonlib import STATUS, Daemon, check, frame, openssl_key  # noqa: E402
 
 daemon_bin, ctl, modules = (os.path.abspath(a) for a in sys.argv[1:4])
 ENV = dict(os.environ, OPENSSL_MODULES=modules)
@@ -84,9 +85,10 @@ def start_server(key, providers):
     """openssl s_server on a free port; returns (process, port) once it accepts."""
     port = free_port()
     log = open(path("s_server-%d.log" % port), "wb")
+    # The interactive mode, its stdin held open: -www sleeps a second on every async retry.
     proc = subprocess.Popen(["openssl", "s_server", *providers, "-accept", "127.0.0.1:%d" % port,
-                             "-key", key, "-cert", path("web.pem"), "-www"],
-                            env=ENV, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+                             "-key", key, "-cert", path("web.pem")],
+                            env=ENV, stdin=subprocess.PIPE, stdout=log, stderr=log)
     servers.append(proc)
     end = time.monotonic() + 20
     while True:
@@ -107,23 +109,44 @@ def server_log(port):
 def stop_server(proc):
     proc.terminate()
     proc.wait(10)
+    proc.stdin.close()
+
+
+def start_client(port, version):
+    """One verified s_client handshake, running."""
+    v = ["-tls1_3"] if version == "1.3" else ["-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-GCM-SHA256"]
+    return subprocess.Popen(["openssl", "s_client", "-connect", "127.0.0.1:%d" % port, "-brief",
+                             "-CAfile", path("web.pem"), "-verify_return_error", *v],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT,
+                            env={k: v for k, v in ENV.items() if k != "LD_PRELOAD"})
+
+
+def finish_client(proc):
+    """(exit status, output) of a client from start_client."""
+    out, _ = proc.communicate(timeout=30)
+    return proc.returncode, out.decode(errors="replace")
 
 
 def handshake(port, version):
-    """(exit status, output) of one verified s_client handshake."""
-    v = ["-tls1_3"] if version == "1.3" else ["-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-GCM-SHA256"]
-    p = subprocess.run(["openssl", "s_client", "-connect", "127.0.0.1:%d" % port, "-brief",
-                        "-CAfile", path("web.pem"), "-verify_return_error", *v],
-                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       timeout=30, env={k: v for k, v in ENV.items() if k != "LD_PRELOAD"})
-    return p.returncode, p.stdout.decode(errors="replace")
+    return finish_client(start_client(port, version))
 
 
-def handshake_ok(port, version):
-    rc, out = handshake(port, version)
+def check_handshake(port, version, rc, out):
     check(rc == 0 and "Protocol version: TLSv%s" % version in out and "Verification: OK" in out
           and "Signature type: ECDSA" in out,
           "TLS %s handshake: exit %d: %s\nserver: %s" % (version, rc, out, server_log(port)))
+
+
+def handshake_ok(port, version):
+    check_handshake(port, version, *handshake(port, version))
+
+
+def connections_total(d):
+    c = d.client()
+    total = c.call(frame(STATUS, 1)).ok(STATUS).json()["connections_total"]
+    c.close()
+    return total
 
 
 def main():
@@ -214,6 +237,17 @@ def main():
     handshake_ok(port, "1.2")
     stop_server(server)
 
+    # s_server -async: the signatures run inside ASYNC jobs, which take connections of their own
+    # from a pool: the server's connections are then the key load's and the jobs' (one here,
+    # as s_server handles one client at a time); a blocking server would have only the first.
+    before = connections_total(d)
+    server, port = start_server(uri, PROVIDERS + ["-async"])
+    clients = [start_client(port, "1.3" if i % 2 else "1.2") for i in range(12)]
+    for i, c in enumerate(clients):
+        check_handshake(port, "1.3" if i % 2 else "1.2", *finish_client(c))
+    check(connections_total(d) - before == 3, "the async server did not use a job connection")
+    stop_server(server)
+
     # The providers in the order p256sign, default: TLS 1.3 works (TLS 1.2 needs default first).
     server, port = start_server(uri, ["-provider", "p256sign", "-provider", "default"])
     handshake_ok(port, "1.3")
@@ -228,5 +262,6 @@ finally:
         if s.poll() is None:
             s.kill()
             s.wait()
+        s.stdin.close()
     shutil.rmtree(tmp, ignore_errors=True)
 print("ok")
