@@ -10,75 +10,21 @@ Usage: test_provider.py P256SIGND P256SIGNCTL MODULE_DIR [SANITIZER_PRELOAD]"""
 import hashlib
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import tempfile
-import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
-from daemonlib import STATUS, Daemon, check, frame, openssl_key  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from providerlib import (PROVIDERS, connections_total, ctl_run, export_key_ref,  # noqa: E402
+                         free_port, make_cert, ok, openssl, path, plain_env, refused,
+                         wait_listening)
+import providerlib  # noqa: E402
+from daemonlib import Daemon, check, openssl_key  # noqa: E402
 
-daemon_bin, ctl, modules = (os.path.abspath(a) for a in sys.argv[1:4])
-ENV = dict(os.environ, OPENSSL_MODULES=modules)
-ENV.pop("OPENSSL_CONF", None)
-if len(sys.argv) > 4 and sys.argv[4]:
-    # An instrumented provider inside the plain openssl binary needs the sanitizer runtimes.
-    ENV["LD_PRELOAD"] = sys.argv[4]
-# libssl 3.0 keeps an EC group only if fetching "EC" finds the default provider's keymgmt
-# first: default must be loaded before p256sign for TLS 1.2's ECDHE-ECDSA (docs/tls.md).
-PROVIDERS = ["-provider", "default", "-provider", "p256sign"]
-tmp = tempfile.mkdtemp(prefix="p256sign-provider-test-")
+daemon_bin = os.path.abspath(sys.argv[1])
+providerlib.init(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else "")
+ENV = providerlib.ENV
+tmp = providerlib.tmp
 servers = []
-
-
-def path(name):
-    return os.path.join(tmp, name)
-
-
-def openssl(*args, stdin=b"", timeout=30):
-    p = subprocess.run(["openssl", *args], input=stdin, env=ENV, timeout=timeout,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    return p.returncode, p.stdout, p.stderr.decode(errors="replace")
-
-
-def ok(*args, **kw):
-    rc, out, err = openssl(*args, **kw)
-    check(rc == 0, "openssl %s: exit %d: %s" % (" ".join(args), rc, err))
-    return out
-
-
-def refused(want, *args):
-    rc, out, err = openssl(*args)
-    text = out.decode(errors="replace") + err
-    check(rc != 0 and want in text, "openssl %s: exit %d, want %r in: %s" %
-          (" ".join(args), rc, want, text))
-
-
-def ctl_run(*args, env_socket=None, cwd=None):
-    env = {k: v for k, v in ENV.items() if k not in ("LD_PRELOAD", "P256SIGN_SOCKET")}
-    if env_socket:
-        env["P256SIGN_SOCKET"] = env_socket
-    p = subprocess.run([ctl, *args], env=env, cwd=cwd, timeout=30, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE)
-    return p.returncode, p.stdout, p.stderr.decode(errors="replace")
-
-
-def export_key_ref(key, name, **kw):
-    """p256signctl export-key-ref KEY into tmp/NAME; the file's path."""
-    rc, out, err = ctl_run("export-key-ref", key, **kw)
-    check(rc == 0 and out.startswith(b"-----BEGIN P256SIGN KEY REFERENCE-----\n") and
-          out.endswith(b"-----END P256SIGN KEY REFERENCE-----\n"),
-          "export-key-ref %s: exit %d, %r, %s" % (key, rc, out, err))
-    with open(path(name), "wb") as f:
-        f.write(out)
-    return path(name)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_server(key, providers):
@@ -90,15 +36,8 @@ def start_server(key, providers):
                              "-key", key, "-cert", path("web.pem")],
                             env=ENV, stdin=subprocess.PIPE, stdout=log, stderr=log)
     servers.append(proc)
-    end = time.monotonic() + 20
-    while True:
-        check(proc.poll() is None, "s_server exited: %s" % server_log(port))
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return proc, port
-        except OSError:
-            check(time.monotonic() < end, "s_server does not listen on %d" % port)
-            time.sleep(0.05)
+    wait_listening(proc, port, path("s_server-%d.log" % port))
+    return proc, port
 
 
 def server_log(port):
@@ -119,7 +58,7 @@ def start_client(port, version):
                              "-CAfile", path("web.pem"), "-verify_return_error", *v],
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT,
-                            env={k: v for k, v in ENV.items() if k != "LD_PRELOAD"})
+                            env=plain_env())
 
 
 def finish_client(proc):
@@ -142,18 +81,10 @@ def handshake_ok(port, version):
     check_handshake(port, version, *handshake(port, version))
 
 
-def connections_total(d):
-    c = d.client()
-    total = c.call(frame(STATUS, 1)).ok(STATUS).json()["connections_total"]
-    c.close()
-    return total
-
-
 def main():
     key = path("web.key")
     openssl_key(key)
-    ok("req", "-x509", "-new", "-key", key, "-subj", "/CN=localhost", "-days", "2",
-       "-out", path("web.pem"))
+    make_cert(key)
 
     # Init needs no daemon: the provider is listed active with none running.
     out = ok("list", "-providers", *PROVIDERS).decode()

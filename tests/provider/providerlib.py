@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
+"""What the provider's tests share: the environment that makes OpenSSL find the module (and the
+sanitizer runtimes it needs in an instrumented build), a scratch directory, the openssl command,
+p256signctl export-key-ref, a test certificate, ports, and the daemon's connection count.
+Standard library only; call init() first."""
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
+from daemonlib import STATUS, check, frame  # noqa: E402
+
+ENV = {}
+ctl = None
+tmp = None
+# libssl 3.0 keeps an EC group only if fetching "EC" finds the default provider's keymgmt
+# first: default must be loaded before p256sign for TLS 1.2's ECDHE-ECDSA (docs/tls.md).
+PROVIDERS = ["-provider", "default", "-provider", "p256sign"]
+
+
+def init(ctl_path, modules, preload):
+    """The p256signctl to run, the module directory, the sanitizer runtimes ("" for none)."""
+    global ctl, tmp
+    ctl = os.path.abspath(ctl_path)
+    ENV.update(os.environ, OPENSSL_MODULES=os.path.abspath(modules))
+    ENV.pop("OPENSSL_CONF", None)
+    if preload:
+        # An instrumented provider inside a plain binary needs the sanitizer runtimes first.
+        ENV["LD_PRELOAD"] = preload
+    tmp = tempfile.mkdtemp(prefix="p256sign-provider-test-")
+
+
+def plain_env():
+    """The environment for programs that do not load the provider."""
+    return {k: v for k, v in ENV.items() if k != "LD_PRELOAD"}
+
+
+def path(name):
+    return os.path.join(tmp, name)
+
+
+def openssl(*args, stdin=b"", timeout=30):
+    p = subprocess.run(["openssl", *args], input=stdin, env=ENV, timeout=timeout,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return p.returncode, p.stdout, p.stderr.decode(errors="replace")
+
+
+def ok(*args, **kw):
+    rc, out, err = openssl(*args, **kw)
+    check(rc == 0, "openssl %s: exit %d: %s" % (" ".join(args), rc, err))
+    return out
+
+
+def refused(want, *args):
+    rc, out, err = openssl(*args)
+    text = out.decode(errors="replace") + err
+    check(rc != 0 and want in text, "openssl %s: exit %d, want %r in: %s" %
+          (" ".join(args), rc, want, text))
+
+
+def ctl_run(*args, env_socket=None, cwd=None):
+    env = plain_env()
+    env.pop("P256SIGN_SOCKET", None)
+    if env_socket:
+        env["P256SIGN_SOCKET"] = env_socket
+    p = subprocess.run([ctl, *args], env=env, cwd=cwd, timeout=30, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    return p.returncode, p.stdout, p.stderr.decode(errors="replace")
+
+
+def export_key_ref(key, name, **kw):
+    """p256signctl export-key-ref KEY into tmp/NAME; the file's path."""
+    rc, out, err = ctl_run("export-key-ref", key, **kw)
+    check(rc == 0 and out.startswith(b"-----BEGIN P256SIGN KEY REFERENCE-----\n") and
+          out.endswith(b"-----END P256SIGN KEY REFERENCE-----\n"),
+          "export-key-ref %s: exit %d, %r, %s" % (key, rc, out, err))
+    with open(path(name), "wb") as f:
+        f.write(out)
+    return path(name)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def make_cert(key):
+    """A self-signed certificate for localhost of the key file, as tmp/web.pem."""
+    ok("req", "-x509", "-new", "-key", key, "-subj", "/CN=localhost", "-addext",
+       "subjectAltName=DNS:localhost", "-days", "2", "-out", path("web.pem"))
+    return path("web.pem")
+
+
+def wait_listening(proc, port, log):
+    """Returns once 127.0.0.1:port accepts; fails if proc exits first (log: its output file)."""
+    end = time.monotonic() + 20
+    while True:
+        if proc.poll() is not None:
+            with open(log, errors="replace") as f:
+                check(False, "server exited with %s: %s" % (proc.returncode, f.read()))
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            check(time.monotonic() < end, "nothing listens on %d" % port)
+            time.sleep(0.05)
+
+
+def connections_total(d):
+    """The daemon's connections_total (STATUS), this query's connection included."""
+    c = d.client()
+    total = c.call(frame(STATUS, 1)).ok(STATUS).json()["connections_total"]
+    c.close()
+    return total

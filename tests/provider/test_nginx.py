@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
+"""Debian 12's nginx with its key in p256signd: the provider loaded by an openssl.cnf of the
+test's own (default first), the key as a key-reference file from p256signctl export-key-ref,
+two forked workers running as nobody (master_process on), serving HTTPS on 127.0.0.1 to curl
+over TLS 1.3 and TLS 1.2 (ECDHE-ECDSA), every handshake verified, from four clients at once.
+The signatures are made in the workers, through connections of their own.
+Usage: test_nginx.py P256SIGND P256SIGNCTL MODULE_DIR NGINX [SANITIZER_PRELOAD]"""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from providerlib import (connections_total, export_key_ref, free_port, make_cert,  # noqa: E402
+                         path, plain_env, wait_listening)
+import providerlib  # noqa: E402
+from daemonlib import Daemon, check, openssl_key  # noqa: E402
+
+daemon_bin, nginx = os.path.abspath(sys.argv[1]), sys.argv[4]
+providerlib.init(sys.argv[2], sys.argv[3], sys.argv[5] if len(sys.argv) > 5 else "")
+HANDSHAKES = 100    # per TLS version
+
+OPENSSL_CNF = """openssl_conf = openssl_init
+
+[openssl_init]
+providers = provider_sect
+
+[provider_sect]
+default = default_sect
+p256sign = p256sign_sect
+
+[default_sect]
+activate = 1
+
+[p256sign_sect]
+module = %(module)s
+timeout_ms = 2000
+activate = 1
+"""
+
+NGINX_CONF = """daemon off;
+master_process on;
+worker_processes 2;
+pid %(dir)s/nginx.pid;
+error_log %(dir)s/error.log info;
+events { worker_connections 64; }
+http {
+    log_format pid '$pid $ssl_protocol';
+    access_log %(dir)s/access.log pid;
+    client_body_temp_path %(dir)s/client_body;
+    proxy_temp_path %(dir)s/proxy;
+    fastcgi_temp_path %(dir)s/fastcgi;
+    uwsgi_temp_path %(dir)s/uwsgi;
+    scgi_temp_path %(dir)s/scgi;
+    server {
+        listen 127.0.0.1:%(port)d ssl;
+        ssl_certificate %(dir)s/web.pem;
+        ssl_certificate_key %(dir)s/web.key-ref.pem;
+        ssl_protocols TLSv1.2 TLSv1.3;
+        location / { return 200 "ok\\n"; }
+    }
+}
+"""
+
+
+def curl(port, version):
+    """One HTTPS request, certificate verified; (exit status, body, verbose output)."""
+    v = ["--tlsv1.3"] if version == "1.3" else [
+        "--tlsv1.2", "--tls-max", "1.2", "--ciphers", "ECDHE-ECDSA-AES128-GCM-SHA256"]
+    p = subprocess.run(["curl", "-sS", "-v", "--cacert", path("web.pem"), *v,
+                        "--resolve", "localhost:%d:127.0.0.1" % port,
+                        "https://localhost:%d/" % port],
+                       env=plain_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=30)
+    return p.returncode, p.stdout, p.stderr.decode(errors="replace")
+
+
+def children(pid):
+    with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+        return {int(p) for p in f.read().split()}
+
+
+def main():
+    key = path("web.key")
+    openssl_key(key)
+    make_cert(key)
+    # Workers run as nobody: the socket must let them in (a deployment uses socket_group).
+    d = Daemon(daemon_bin, keys=[{"name": "web", "file": key}], extra={"socket_mode": "0666"})
+    export_key_ref("web", "web.key-ref.pem", env_socket=d.socket)
+    port = free_port()
+    with open(path("openssl.cnf"), "w") as f:
+        f.write(OPENSSL_CNF % {"module": os.path.join(providerlib.ENV["OPENSSL_MODULES"],
+                                                      "p256sign.so")})
+    with open(path("nginx.conf"), "w") as f:
+        f.write(NGINX_CONF % {"dir": providerlib.tmp, "port": port})
+    os.chmod(providerlib.tmp, 0o755)    # the workers read nothing there but write the logs
+    env = dict(providerlib.ENV, OPENSSL_CONF=path("openssl.cnf"))
+    log = open(path("nginx.out"), "wb")
+    before = connections_total(d)
+    proc = subprocess.Popen([nginx, "-p", providerlib.tmp, "-c", path("nginx.conf")], env=env,
+                            stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+    try:
+        wait_listening(proc, port, path("nginx.out"))
+        workers = children(proc.pid)
+        check(len(workers) == 2, "nginx has %d workers" % len(workers))
+        jobs = ["1.3", "1.2"] * HANDSHAKES
+        with ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(lambda v: (v, curl(port, v)), jobs))
+        for version, (rc, body, verbose) in results:
+            check(rc == 0 and body == b"ok\n" and
+                  "SSL connection using TLSv%s" % version in verbose and
+                  "SSL certificate verify ok" in verbose,
+                  "curl TLS %s: exit %d, %r\n%s" % (version, rc, body, verbose))
+        with open(path("access.log")) as f:
+            lines = f.read().split("\n")[:-1]
+        check(len(lines) == len(jobs), "%d requests logged" % len(lines))
+        served_by = {int(line.split()[0]) for line in lines}
+        check(served_by <= workers, "requests served outside the workers: %s" % served_by)
+        protocols = sorted(line.split()[1] for line in lines)
+        check(protocols == sorted(["TLSv%s" % v for v in jobs]), "protocols: %s" % protocols)
+        # The key load in the master, and the workers' own connections for the signatures.
+        check(connections_total(d) - before >= 3, "the workers did not connect to the daemon")
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGQUIT)    # graceful stop of master and workers
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        log.close()
+    with open(path("error.log")) as f:
+        errors = [line for line in f if re.search(r"\[(emerg|alert|crit|error)\]", line)]
+    check(not errors, "nginx logged errors:\n" + "".join(errors))
+    check(proc.returncode == 0, "nginx exited with %d" % proc.returncode)
+    d.stop()
+    print("nginx: %d workers served %d handshakes (TLS 1.3 and 1.2)" % (len(served_by),
+                                                                         len(jobs)))
+
+
+try:
+    main()
+finally:
+    shutil.rmtree(providerlib.tmp, ignore_errors=True)
+print("ok")
