@@ -25,4 +25,4 @@ if [ ! -e "$policy" ]; then
 	printf '#!/bin/sh\nexit 101\n' >"$policy"
 	chmod 755 "$policy"
 fi
-apt-get install -y -qq --no-install-recommends nginx curl >/dev/null
+apt-get install -y -qq --no-install-recommends nginx haproxy curl >/dev/null

@@ -11,16 +11,11 @@
  * timeout if shorter), so a handshake in that gap waits rather than fails. A daemon that stays
  * away for a whole window is marked down: later calls try once and fail at once, until one
  * connects, so a server whose daemon is gone is not slowed down by every handshake.
- *
- * Besides, each (thread, path) keeps idle job connections for async.c: a signature inside an
- * OpenSSL ASYNC job takes one for itself (or a new one) and gives it back when it is done.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/timerfd.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "provider.h"
 
@@ -33,33 +28,19 @@ struct conn {
 	char path[KEYREF_SOCKET_MAX + 1];	/* as asked for; "" is libp256sign's default */
 	struct p256sign *h;			/* NULL until a connect succeeds */
 	int down;				/* the last call could not connect for a whole window */
-	struct job_conn *idle;			/* job connections not in use */
 };
 
 static pthread_key_t conn_key;
 static pthread_once_t conn_once = PTHREAD_ONCE_INIT;
 static int conn_key_ok;
 
-static void free_job_conn(struct job_conn *j)
-{
-	p256sign_close(j->h);
-	if (j->timer >= 0)
-		close(j->timer);
-	free(j);
-}
-
 /* A thread's exit closes its connections. */
 static void close_all(void *head)
 {
 	struct conn *c = head, *next;
-	struct job_conn *j, *jnext;
 
 	for (; c != NULL; c = next) {
 		next = c->next;
-		for (j = c->idle; j != NULL; j = jnext) {
-			jnext = j->next;
-			free_job_conn(j);
-		}
 		p256sign_close(c->h);
 		free(c);
 	}
@@ -129,45 +110,6 @@ int conn_call(const char *path, int timeout_ms, conn_fn *fn, void *arg)
 	}
 	c->down = r == P256SIGN_E_CONNECT;
 	return r;
-}
-
-int conn_take_job(const char *path, struct job_conn **out)
-{
-	struct conn *c = entry(path);
-	struct job_conn *j;
-	int r;
-
-	if (c == NULL)
-		return P256SIGN_E_NOMEM;
-	if ((j = c->idle) != NULL) {
-		c->idle = j->next;
-		*out = j;
-		return 0;
-	}
-	if ((j = calloc(1, sizeof(*j))) == NULL)
-		return P256SIGN_E_NOMEM;
-	if ((j->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) < 0) {
-		free(j);
-		return P256SIGN_E_IO;
-	}
-	if ((r = p256sign_connect(&j->h, path)) != 0) {
-		free_job_conn(j);
-		return r;
-	}
-	*out = j;
-	return 0;
-}
-
-void conn_give_back(const char *path, struct job_conn *j)
-{
-	struct conn *c = entry(path);
-
-	if (c == NULL) {	/* out of memory: the connection goes */
-		free_job_conn(j);
-		return;
-	}
-	j->next = c->idle;
-	c->idle = j;
 }
 
 void conn_release_thread(void)

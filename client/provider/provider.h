@@ -7,7 +7,7 @@
  * public API only (p256sign.h). What the provider's files share.
  *
  * Calls run downwards only: provider.c (init, algorithm tables) -> store.c, decoder.c,
- * keymgmt.c, signature.c -> keyref.c -> async.c -> conn.c -> errors.c, and libp256sign.
+ * keymgmt.c, signature.c -> keyref.c -> conn.c, async.c -> errors.c, and libp256sign.
  */
 
 #include <openssl/core.h>
@@ -124,20 +124,7 @@ typedef int conn_fn(struct p256sign *h, void *arg);
  */
 int conn_call(const char *path, int timeout_ms, conn_fn *fn, void *arg);
 
-/* A connection of an ASYNC job (async.c), with a timerfd for its request's deadline. */
-struct job_conn {
-	struct job_conn *next;
-	struct p256sign *h;
-	int timer;
-};
-
-/* An idle job connection to path of the calling thread, or a new one. 0 or a P256SIGN_E_* code. */
-int conn_take_job(const char *path, struct job_conn **out);
-
-/* Gives a job connection back to the calling thread's idle ones. */
-void conn_give_back(const char *path, struct job_conn *j);
-
-/* Releases the calling thread's connections, job connections too (provider teardown). */
+/* Releases the calling thread's connections (provider teardown). */
 void conn_release_thread(void);
 
 /*

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
 from daemonlib import STATUS, check, frame  # noqa: E402
@@ -109,6 +110,62 @@ def wait_listening(proc, port, log):
         except OSError:
             check(time.monotonic() < end, "nothing listens on %d" % port)
             time.sleep(0.05)
+
+
+# openssl.cnf for a server: default first, then the provider (docs/tls.md).
+OPENSSL_CNF = """openssl_conf = openssl_init
+
+[openssl_init]
+providers = provider_sect
+
+[provider_sect]
+default = default_sect
+p256sign = p256sign_sect
+
+[default_sect]
+activate = 1
+
+[p256sign_sect]
+module = %(module)s
+timeout_ms = 2000
+activate = 1
+"""
+
+
+def write_openssl_cnf():
+    """tmp/openssl.cnf loading the provider module by its absolute path; the server's env."""
+    with open(path("openssl.cnf"), "w") as f:
+        f.write(OPENSSL_CNF % {"module": os.path.join(ENV["OPENSSL_MODULES"], "p256sign.so")})
+    return dict(ENV, OPENSSL_CONF=path("openssl.cnf"))
+
+
+def curl(port, version):
+    """One HTTPS request, certificate verified; (exit status, body, verbose output)."""
+    v = ["--tlsv1.3"] if version == "1.3" else [
+        "--tlsv1.2", "--tls-max", "1.2", "--ciphers", "ECDHE-ECDSA-AES128-GCM-SHA256"]
+    p = subprocess.run(["curl", "-sS", "-v", "--cacert", path("web.pem"), *v,
+                        "--resolve", "localhost:%d:127.0.0.1" % port,
+                        "https://localhost:%d/" % port],
+                       env=plain_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=30)
+    return p.returncode, p.stdout, p.stderr.decode(errors="replace")
+
+
+def curls_ok(port, versions, parallel=4):
+    """A curl handshake for each TLS version listed, `parallel` at once; all must verify."""
+    with ThreadPoolExecutor(parallel) as pool:
+        results = list(pool.map(lambda v: (v, curl(port, v)), versions))
+    for version, (rc, body, verbose) in results:
+        check(rc == 0 and body == b"ok\n" and
+              "SSL connection using TLSv%s" % version in verbose and
+              "SSL certificate verify ok" in verbose,
+              "curl TLS %s: exit %d, %r\n%s" % (version, rc, body, verbose))
+
+
+def children(pid):
+    """The child processes of pid."""
+    with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+        return {int(p) for p in f.read().split()}
 
 
 def connections_total(d):

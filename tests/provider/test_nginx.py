@@ -12,35 +12,17 @@ import shutil
 import signal
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from providerlib import (connections_total, export_key_ref, free_port, make_cert,  # noqa: E402
-                         path, plain_env, wait_listening)
+from providerlib import (children, connections_total, curls_ok,  # noqa: E402
+                         export_key_ref, free_port, make_cert, path, wait_listening,
+                         write_openssl_cnf)
 import providerlib  # noqa: E402
 from daemonlib import Daemon, check, openssl_key  # noqa: E402
 
 daemon_bin, nginx = os.path.abspath(sys.argv[1]), sys.argv[4]
 providerlib.init(sys.argv[2], sys.argv[3], sys.argv[5] if len(sys.argv) > 5 else "")
 HANDSHAKES = 100    # per TLS version
-
-OPENSSL_CNF = """openssl_conf = openssl_init
-
-[openssl_init]
-providers = provider_sect
-
-[provider_sect]
-default = default_sect
-p256sign = p256sign_sect
-
-[default_sect]
-activate = 1
-
-[p256sign_sect]
-module = %(module)s
-timeout_ms = 2000
-activate = 1
-"""
 
 NGINX_CONF = """daemon off;
 master_process on;
@@ -67,23 +49,6 @@ http {
 """
 
 
-def curl(port, version):
-    """One HTTPS request, certificate verified; (exit status, body, verbose output)."""
-    v = ["--tlsv1.3"] if version == "1.3" else [
-        "--tlsv1.2", "--tls-max", "1.2", "--ciphers", "ECDHE-ECDSA-AES128-GCM-SHA256"]
-    p = subprocess.run(["curl", "-sS", "-v", "--cacert", path("web.pem"), *v,
-                        "--resolve", "localhost:%d:127.0.0.1" % port,
-                        "https://localhost:%d/" % port],
-                       env=plain_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=30)
-    return p.returncode, p.stdout, p.stderr.decode(errors="replace")
-
-
-def children(pid):
-    with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-        return {int(p) for p in f.read().split()}
-
-
 def main():
     key = path("web.key")
     openssl_key(key)
@@ -92,13 +57,10 @@ def main():
     d = Daemon(daemon_bin, keys=[{"name": "web", "file": key}], extra={"socket_mode": "0666"})
     export_key_ref("web", "web.key-ref.pem", env_socket=d.socket)
     port = free_port()
-    with open(path("openssl.cnf"), "w") as f:
-        f.write(OPENSSL_CNF % {"module": os.path.join(providerlib.ENV["OPENSSL_MODULES"],
-                                                      "p256sign.so")})
     with open(path("nginx.conf"), "w") as f:
         f.write(NGINX_CONF % {"dir": providerlib.tmp, "port": port})
     os.chmod(providerlib.tmp, 0o755)    # the workers read nothing there but write the logs
-    env = dict(providerlib.ENV, OPENSSL_CONF=path("openssl.cnf"))
+    env = write_openssl_cnf()
     log = open(path("nginx.out"), "wb")
     before = connections_total(d)
     proc = subprocess.Popen([nginx, "-p", providerlib.tmp, "-c", path("nginx.conf")], env=env,
@@ -108,13 +70,7 @@ def main():
         workers = children(proc.pid)
         check(len(workers) == 2, "nginx has %d workers" % len(workers))
         jobs = ["1.3", "1.2"] * HANDSHAKES
-        with ThreadPoolExecutor(4) as pool:
-            results = list(pool.map(lambda v: (v, curl(port, v)), jobs))
-        for version, (rc, body, verbose) in results:
-            check(rc == 0 and body == b"ok\n" and
-                  "SSL connection using TLSv%s" % version in verbose and
-                  "SSL certificate verify ok" in verbose,
-                  "curl TLS %s: exit %d, %r\n%s" % (version, rc, body, verbose))
+        curls_ok(port, jobs)
         with open(path("access.log")) as f:
             lines = f.read().split("\n")[:-1]
         check(len(lines) == len(jobs), "%d requests logged" % len(lines))
