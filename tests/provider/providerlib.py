@@ -13,7 +13,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
-from daemonlib import STATUS, check, frame  # noqa: E402
+from daemonlib import STATUS, Daemon, check, frame, openssl_key  # noqa: E402
 
 ENV = {}
 ctl = None
@@ -160,6 +160,28 @@ def curls_ok(port, versions, parallel=4):
               "SSL connection using TLSv%s" % version in verbose and
               "SSL certificate verify ok" in verbose,
               "curl TLS %s: exit %d, %r\n%s" % (version, rc, body, verbose))
+
+
+def daemon_with_key(daemon_bin, **extra):
+    """A fresh key "web" (tmp/web.key) in a daemon started with config extra, its certificate
+    (tmp/web.pem) and its key-reference file (tmp/web.key-ref.pem): (daemon, key-ref path)."""
+    key = path("web.key")
+    openssl_key(key)
+    make_cert(key)
+    d = Daemon(daemon_bin, keys=[{"name": "web", "file": key}], extra=extra)
+    return d, export_key_ref("web", "web.key-ref.pem", env_socket=d.socket)
+
+
+def stop_process(proc, sig):
+    """Stops a server with its graceful signal; killed if it takes longer than 20 s."""
+    if proc.poll() is not None:
+        return
+    proc.send_signal(sig)
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def children(pid):

@@ -19,10 +19,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from providerlib import (children, connections_total, curls_ok,  # noqa: E402
-                         export_key_ref, free_port, make_cert, path, wait_listening,
+                         daemon_with_key, free_port, path, stop_process, wait_listening,
                          write_openssl_cnf)
 import providerlib  # noqa: E402
-from daemonlib import Daemon, check, openssl_key  # noqa: E402
+from daemonlib import check  # noqa: E402
 
 daemon_bin, haproxy = os.path.abspath(sys.argv[1]), sys.argv[4]
 providerlib.init(sys.argv[2], sys.argv[3], sys.argv[5] if len(sys.argv) > 5 else "")
@@ -48,11 +48,7 @@ frontend web
 
 
 def main():
-    key = path("web.key")
-    openssl_key(key)
-    make_cert(key)
-    d = Daemon(daemon_bin, keys=[{"name": "web", "file": key}])
-    ref = export_key_ref("web", "web.key-ref.pem", env_socket=d.socket)
+    d, ref = daemon_with_key(daemon_bin)
     with open(path("web.crt"), "wb") as out:
         for part in (path("web.pem"), ref):
             with open(part, "rb") as f:
@@ -87,13 +83,7 @@ def main():
             print("haproxy's output:\n" + f.read()[-4000:], file=sys.stderr)
         raise
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGUSR1)    # soft stop of master and worker
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop_process(proc, signal.SIGUSR1)    # soft stop of master and worker
         log.close()
     with open(path("haproxy.out"), errors="replace") as f:
         text = f.read()

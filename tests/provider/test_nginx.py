@@ -15,10 +15,10 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from providerlib import (children, connections_total, curls_ok,  # noqa: E402
-                         export_key_ref, free_port, make_cert, path, wait_listening,
+                         daemon_with_key, free_port, path, stop_process, wait_listening,
                          write_openssl_cnf)
 import providerlib  # noqa: E402
-from daemonlib import Daemon, check, openssl_key  # noqa: E402
+from daemonlib import check  # noqa: E402
 
 daemon_bin, nginx = os.path.abspath(sys.argv[1]), sys.argv[4]
 providerlib.init(sys.argv[2], sys.argv[3], sys.argv[5] if len(sys.argv) > 5 else "")
@@ -50,12 +50,8 @@ http {
 
 
 def main():
-    key = path("web.key")
-    openssl_key(key)
-    make_cert(key)
     # Workers run as nobody: the socket must let them in (a deployment uses socket_group).
-    d = Daemon(daemon_bin, keys=[{"name": "web", "file": key}], extra={"socket_mode": "0666"})
-    export_key_ref("web", "web.key-ref.pem", env_socket=d.socket)
+    d, _ = daemon_with_key(daemon_bin, socket_mode="0666")
     port = free_port()
     with open(path("nginx.conf"), "w") as f:
         f.write(NGINX_CONF % {"dir": providerlib.tmp, "port": port})
@@ -81,13 +77,7 @@ def main():
         # The key load in the master, and the workers' own connections for the signatures.
         check(connections_total(d) - before >= 3, "the workers did not connect to the daemon")
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGQUIT)    # graceful stop of master and workers
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop_process(proc, signal.SIGQUIT)    # graceful stop of master and workers
         log.close()
     with open(path("error.log")) as f:
         errors = [line for line in f if re.search(r"\[(emerg|alert|crit|error)\]", line)]
