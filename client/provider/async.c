@@ -63,7 +63,7 @@ static int get_wait_conn(ASYNC_WAIT_CTX *wctx, const char *path, struct wait_con
 		w = custom;
 		*out = w;
 		/* Another socket for the same TLS connection: rare, done the blocking way. */
-		return strcmp(w->path, path) == 0 ? 0 : P256SIGN_E_INVALID;
+		return strcmp(w->path, path) == 0 ? 0 : ASYNC_NOT_HERE;
 	}
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		return P256SIGN_E_NOMEM;
@@ -157,7 +157,7 @@ int async_sign(const char *path, int timeout_ms, const struct p256sign_key *sel,
 	int r;
 
 	if (wctx == NULL)
-		return P256SIGN_E_INVALID;
+		return ASYNC_NOT_HERE;
 	if ((r = get_wait_conn(wctx, path, &w)) != 0)
 		return r;
 	r = sign_in_job(wctx, w, sel, digest, timeout_ms, &res);

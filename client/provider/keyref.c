@@ -166,10 +166,10 @@ int keyref_sign(const struct keyref *ref, const uint8_t digest[P256SIGN_DIGEST_L
 	int r;
 
 	/* Inside an ASYNC job the job pauses instead of the thread blocking. */
-	r = P256SIGN_E_INVALID;
+	r = ASYNC_NOT_HERE;
 	if (ASYNC_get_current_job() != NULL)
 		r = async_sign(ref->socket, ref->timeout_ms, &sel, digest, sig, cap, len);
-	if (r == P256SIGN_E_INVALID)	/* no job, or no wait context to pause with */
+	if (r == ASYNC_NOT_HERE)
 		r = conn_call(ref->socket, ref->timeout_ms, sign_fn, &call);
 	if (r != 0) {
 		daemon_error(ref, "signing with", r);

@@ -128,9 +128,11 @@ int conn_call(const char *path, int timeout_ms, conn_fn *fn, void *arg);
 void conn_release_thread(void);
 
 /*
- * async.c: signs a digest from inside an OpenSSL ASYNC job (ASYNC_get_current_job() != NULL),
- * pausing the job while the daemon works; DER signature into sig. 0 or a P256SIGN_E_* code.
+ * async.c: signs a digest from inside an OpenSSL ASYNC job, pausing the job while the daemon
+ * works; DER signature into sig. 0, a P256SIGN_E_* code, or ASYNC_NOT_HERE when the caller must
+ * sign the blocking way (no job or wait context, or a second socket for one TLS connection).
  */
+#define ASYNC_NOT_HERE 1
 int async_sign(const char *path, int timeout_ms, const struct p256sign_key *sel,
 	const uint8_t digest[P256SIGN_DIGEST_LEN], uint8_t *sig, size_t cap, size_t *len);
 
