@@ -38,8 +38,9 @@ int ctl_export_key_ref(const struct ctl_options *o, int argc, char **argv)
 		r = ctl_lib_error("export-key-ref", r);
 	if (r == 0) {
 		kd.by_id = key.id != NULL;
+		/* A name the daemon knows has at most 64 bytes. */
 		if (key.name != NULL)
-			memcpy(kd.name, key.name, strlen(key.name) + 1);	/* <= 64: the daemon knows it */
+			memcpy(kd.name, key.name, strlen(key.name) + 1);
 		memcpy(kd.socket, socket, strlen(socket) + 1);
 		if ((r = keyref_der_encode(&kd, der, sizeof(der), &len)) != 0)
 			r = ctl_error("export-key-ref", "%s", keyref_der_strerror(r));

@@ -27,7 +27,7 @@ struct conn {
 	struct conn *next;
 	char path[KEYREF_SOCKET_MAX + 1];	/* as asked for; "" is libp256sign's default */
 	struct p256sign *h;			/* NULL until a connect succeeds */
-	int down;				/* the last call could not connect for a whole window */
+	int down;				/* no connect for a whole window last time */
 };
 
 static pthread_key_t conn_key;

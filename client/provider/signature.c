@@ -222,7 +222,9 @@ static int sig_set_ctx_params(void *ctx, const OSSL_PARAM params[])
 	const OSSL_PARAM *p;
 	const char *name;
 
-	if (params == NULL || (p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_DIGEST)) == NULL)
+	if (params == NULL)
+		return 1;
+	if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_DIGEST)) == NULL)
 		return 1;
 	if (c->digest_sign || !OSSL_PARAM_get_utf8_string_ptr(p, &name))
 		return 0;
