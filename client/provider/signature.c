@@ -134,7 +134,6 @@ static int sign_digest(struct sig_ctx *c, const uint8_t *digest, size_t len, uns
 		prov_error(c->prov, PROV_R_BAD_INPUT_LENGTH, "%zu bytes", len);
 		return 0;
 	}
-	/* Here a purpose-bound key would send the whole TLS input instead (SIGN_TLS). */
 	if (keyref_sign(&c->key->ref, digest, der, sizeof(der), &der_len) != 0)
 		return 0;
 	if (der_len > sigsize) {
@@ -182,7 +181,12 @@ static int sig_digest_sign_final(void *ctx, unsigned char *sig, size_t *siglen, 
 	return sign_digest(c, digest, n, sig, siglen, sigsize);
 }
 
-/* libssl's path: EVP_DigestSign with the whole input, once for the size, once to sign. */
+/*
+ * libssl's path: EVP_DigestSign with the whole input, once for the size, once to sign. This is
+ * where a purpose-bound TLS key will branch (SIGN_TLS, once the daemon has it): tbs is then
+ * checked to be a TLS 1.3 CertificateVerify input (64 bytes 0x20, the context string, 0x00, the
+ * transcript hash) or a TLS 1.2 ServerKeyExchange input and sent whole, anything else refused.
+ */
 static int sig_digest_sign(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsize,
 	const unsigned char *tbs, size_t tbslen)
 {
