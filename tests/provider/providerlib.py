@@ -35,6 +35,13 @@ def init(ctl_path, modules, preload):
     tmp = tempfile.mkdtemp(prefix="p256sign-provider-test-")
 
 
+def init_server_test(argv):
+    """init() from a server test's arguments, P256SIGND P256SIGNCTL MODULE_DIR SERVER
+    [SANITIZER_PRELOAD]; returns the daemon's and the server's paths."""
+    init(argv[2], argv[3], argv[5] if len(argv) > 5 else "")
+    return os.path.abspath(argv[1]), argv[4]
+
+
 def plain_env():
     """The environment for programs that do not load the provider."""
     return {k: v for k, v in ENV.items() if k != "LD_PRELOAD"}

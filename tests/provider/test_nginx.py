@@ -20,8 +20,7 @@ from providerlib import (children, connections_total, curls_ok,  # noqa: E402
 import providerlib  # noqa: E402
 from daemonlib import check  # noqa: E402
 
-daemon_bin, nginx = os.path.abspath(sys.argv[1]), sys.argv[4]
-providerlib.init(sys.argv[2], sys.argv[3], sys.argv[5] if len(sys.argv) > 5 else "")
+daemon_bin, nginx = providerlib.init_server_test(sys.argv)
 HANDSHAKES = 100    # per TLS version
 
 NGINX_CONF = """daemon off;
