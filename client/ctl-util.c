@@ -36,7 +36,8 @@ struct p256sign *ctl_connect(const struct ctl_options *o, const char *cmd)
 	int r;
 
 	if ((r = p256sign_connect(&h, o->socket)) != 0) {
-		path = o->socket ? o->socket : getenv(P256SIGN_SOCKET_ENV);
+		/* The library's own lookup (secure_getenv): name the path that was really tried. */
+		path = o->socket ? o->socket : secure_getenv(P256SIGN_SOCKET_ENV);
 		if (path == NULL || path[0] == '\0')
 			path = P256SIGN_SOCKET_DEFAULT;
 		if (r == P256SIGN_E_CONNECT || r == P256SIGN_E_IO)

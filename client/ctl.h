@@ -54,6 +54,9 @@ int ctl_sign(const struct ctl_options *o, int argc, char **argv);
  * (--digest HEX | --file PATH) [--format der|raw] (ctl-verify.c). */
 int ctl_verify(const struct ctl_options *o, int argc, char **argv);
 
+/* export-key-ref KEY: a key-reference file for TLS servers on stdout (ctl-export-key-ref.c). */
+int ctl_export_key_ref(const struct ctl_options *o, int argc, char **argv);
+
 /* eip7951 HEX: the P256VERIFY precompile of the signing core, offline (ctl-eip7951.c). */
 int ctl_eip7951(const struct ctl_options *o, int argc, char **argv);
 

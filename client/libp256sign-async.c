@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: ISC */
-/* The non-blocking API's event-loop side, and p256sign_wait on which the blocking calls rest. */
+/*
+ * The non-blocking API's event-loop side, p256sign_poll_result, and p256sign_wait on which the
+ * blocking calls rest.
+ */
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "libp256sign-private.h"
@@ -28,7 +30,7 @@ int p256sign_next_timeout(const struct p256sign *h)
 	for (size_t i = 1; i < h->n_pending; i++)
 		if (h->pending[i].deadline < first)
 			first = h->pending[i].deadline;
-	now = p256sign_now_ms();
+	now = conn_now_ms();
 	if (first <= now)
 		return 0;
 	return first - now > INT_MAX ? INT_MAX : (int)(first - now);
@@ -39,35 +41,27 @@ static int process(struct p256sign *h)
 {
 	int r;
 
-	if ((r = p256sign_flush(h)) != 0 || (r = p256sign_read(h)) != 0 ||
-	    (r = p256sign_expire(h)) != 0)
+	if ((r = frames_flush(h)) != 0 || (r = frames_read(h)) != 0 ||
+	    (r = frames_expire(h)) != 0)
 		return r;
 	return (int)(h->n_ready - h->ready_head);
 }
 
 int p256sign_process(struct p256sign *h)
 {
-	p256sign_fork_check(h);
+	conn_fork_check(h);
 	return process(h);
 }
 
 int p256sign_next_result(struct p256sign *h, struct p256sign_result *res)
 {
-	p256sign_fork_check(h);
+	conn_fork_check(h);
 	if (h->ready_head == h->n_ready)
 		return P256SIGN_E_AGAIN;
 	*res = h->ready[h->ready_head++];
 	if (h->ready_head == h->n_ready)
 		h->ready_head = h->n_ready = 0;
 	return 0;
-}
-
-void p256sign_result_clear(struct p256sign_result *res)
-{
-	if (res == NULL)
-		return;
-	free(res->json);
-	memset(res, 0, sizeof(*res));
 }
 
 /* Moves the ready result of request id into *res: 1 when found, else 0. */
@@ -94,13 +88,26 @@ static int is_pending(const struct p256sign *h, uint32_t id)
 	return 0;
 }
 
-int p256sign_wait(struct p256sign *h, uint32_t id, struct p256sign_result *res)
+int p256sign_poll_result(struct p256sign *h, uint32_t id, struct p256sign_result *res)
 {
-	p256sign_fork_check(h);
-	return p256sign_wait_checked(h, id, res);
+	int r;
+
+	conn_fork_check(h);
+	memset(res, 0, sizeof(*res));
+	if ((r = process(h)) < 0)
+		return r;
+	if (take_result(h, id, res))
+		return res->error;
+	return is_pending(h, id) ? P256SIGN_E_AGAIN : P256SIGN_E_INVALID;
 }
 
-int p256sign_wait_checked(struct p256sign *h, uint32_t id, struct p256sign_result *res)
+int p256sign_wait(struct p256sign *h, uint32_t id, struct p256sign_result *res)
+{
+	conn_fork_check(h);
+	return async_wait_checked(h, id, res);
+}
+
+int async_wait_checked(struct p256sign *h, uint32_t id, struct p256sign_result *res)
 {
 	struct pollfd pfd;
 	int r;

@@ -12,7 +12,7 @@
 static int finish(struct p256sign *h, int r, const uint32_t *id, struct p256sign_result *res)
 {
 	memset(res, 0, sizeof(*res));
-	return r != 0 ? r : p256sign_wait_checked(h, *id, res);
+	return r != 0 ? r : async_wait_checked(h, *id, res);
 }
 
 int p256sign_ping(struct p256sign *h)

@@ -11,7 +11,7 @@
 
 #include "libp256sign-private.h"
 
-int64_t p256sign_now_ms(void)
+int64_t conn_now_ms(void)
 {
 	struct timespec ts;
 
@@ -52,7 +52,7 @@ int p256sign_connect(struct p256sign **out, const char *path)
 	h->pid = getpid();
 	h->timeout_ms = P256SIGN_TIMEOUT_DEFAULT;
 	h->next_id = 1;
-	if ((r = p256sign_ensure_connected(h)) != 0)
+	if ((r = conn_ensure_connected(h)) != 0)
 		goto out;
 	*out = h;
 	h = NULL;
@@ -74,10 +74,10 @@ out:
  */
 static int connect_within(int fd, const struct sockaddr_un *sa, int timeout_ms)
 {
-	int64_t deadline = p256sign_now_ms() + timeout_ms;
+	int64_t deadline = conn_now_ms() + timeout_ms;
 
 	for (;;) {
-		int64_t left = deadline - p256sign_now_ms();
+		int64_t left = deadline - conn_now_ms();
 		struct timeval tv = { .tv_sec = left / 1000, .tv_usec = left % 1000 * 1000 };
 
 		if (left < 1) {
@@ -93,7 +93,7 @@ static int connect_within(int fd, const struct sockaddr_un *sa, int timeout_ms)
 	}
 }
 
-int p256sign_ensure_connected(struct p256sign *h)
+int conn_ensure_connected(struct p256sign *h)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd = -1, flags, saved, r = P256SIGN_E_IO;
@@ -122,7 +122,7 @@ out:
 	return r;
 }
 
-void p256sign_disconnect(struct p256sign *h)
+void conn_disconnect(struct p256sign *h)
 {
 	if (h->fd >= 0)
 		close(h->fd);
@@ -140,18 +140,18 @@ static void drop_results(struct p256sign *h)
 	h->ready_head = h->n_ready = 0;
 }
 
-void p256sign_fork_check(struct p256sign *h)
+void conn_fork_check(struct p256sign *h)
 {
 	if (h->pid == getpid())
 		return;
 	/* The parent owns the connection and its requests: close our copy without a word. */
-	p256sign_disconnect(h);
+	conn_disconnect(h);
 	h->n_pending = 0;
 	drop_results(h);
 	h->pid = getpid();
 }
 
-void p256sign_conn_failed(struct p256sign *h, int err, int may_retry)
+void conn_failed(struct p256sign *h, int err, int may_retry)
 {
 	size_t i = 0;
 	uint64_t base;
@@ -159,12 +159,12 @@ void p256sign_conn_failed(struct p256sign *h, int err, int may_retry)
 	/* Requests with bytes already on the broken connection cannot be re-sent safely. */
 	while (i < h->n_pending) {
 		if (h->pending[i].start < h->written || !may_retry || h->retry_budget <= 0)
-			(void)p256sign_fail_pending(h, i, err);
+			(void)queue_fail_pending(h, i, err);
 		else
 			i++;
 	}
 	if (h->n_pending == 0) {
-		p256sign_disconnect(h);
+		conn_disconnect(h);
 		return;
 	}
 	/* The rest are whole frames at the end of out, starting at pending[0].start. */
@@ -177,10 +177,10 @@ void p256sign_conn_failed(struct p256sign *h, int err, int may_retry)
 	h->in.head = h->in.len = 0;
 	for (i = 0; i < h->n_pending; i++)
 		h->pending[i].start -= base;
-	if (p256sign_ensure_connected(h) != 0) {
+	if (conn_ensure_connected(h) != 0) {
 		while (h->n_pending > 0)
-			(void)p256sign_fail_pending(h, 0, P256SIGN_E_CONNECT);
-		p256sign_disconnect(h);
+			(void)queue_fail_pending(h, 0, P256SIGN_E_CONNECT);
+		conn_disconnect(h);
 	}
 }
 
@@ -188,10 +188,10 @@ void p256sign_close(struct p256sign *h)
 {
 	if (h == NULL)
 		return;
-	p256sign_disconnect(h);
+	conn_disconnect(h);
 	drop_results(h);
-	p256sign_buf_free(&h->out);
-	p256sign_buf_free(&h->in);
+	queue_buf_free(&h->out);
+	queue_buf_free(&h->in);
 	free(h->pending);
 	free(h->ready);
 	free(h);

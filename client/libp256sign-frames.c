@@ -11,79 +11,8 @@
 #include "libp256sign-private.h"
 #include "p256.h"
 
-/* The first read buffer; it grows up to one whole frame of the largest size. */
+/* Room made before a read while the next frame's length is not known yet. */
 #define IN_INITIAL 4096
-
-int p256sign_buf_reserve(struct buf *b, size_t more)
-{
-	size_t cap;
-	uint8_t *p;
-
-	if (b->head > 0 && b->head == b->len)
-		b->head = b->len = 0;
-	if (b->cap - b->len >= more)
-		return 0;
-	if (b->head > 0) {	/* slide the waiting bytes to the front before growing */
-		memmove(b->data, b->data + b->head, b->len - b->head);
-		b->len -= b->head;
-		b->head = 0;
-		if (b->cap - b->len >= more)
-			return 0;
-	}
-	cap = b->cap ? b->cap : IN_INITIAL;
-	while (cap - b->len < more)
-		cap *= 2;
-	if ((p = realloc(b->data, cap)) == NULL)
-		return P256SIGN_E_NOMEM;
-	b->data = p;
-	b->cap = cap;
-	return 0;
-}
-
-void p256sign_buf_free(struct buf *b)
-{
-	free(b->data);
-	memset(b, 0, sizeof(*b));
-}
-
-int p256sign_push_result(struct p256sign *h, struct p256sign_result *res)
-{
-	struct p256sign_result *p;
-	size_t cap;
-
-	if (h->ready_head > 0 && h->n_ready == h->cap_ready) {
-		memmove(h->ready, h->ready + h->ready_head,
-			(h->n_ready - h->ready_head) * sizeof(*h->ready));
-		h->n_ready -= h->ready_head;
-		h->ready_head = 0;
-	}
-	if (h->n_ready == h->cap_ready) {
-		cap = h->cap_ready ? h->cap_ready * 2 : 16;
-		if ((p = realloc(h->ready, cap * sizeof(*p))) == NULL) {
-			p256sign_result_clear(res);
-			return P256SIGN_E_NOMEM;
-		}
-		h->ready = p;
-		h->cap_ready = cap;
-	}
-	h->ready[h->n_ready++] = *res;
-	return 0;
-}
-
-/* Removes pending request i, keeping submission order. */
-static void remove_pending(struct p256sign *h, size_t i)
-{
-	memmove(h->pending + i, h->pending + i + 1, (h->n_pending - i - 1) * sizeof(*h->pending));
-	h->n_pending--;
-}
-
-int p256sign_fail_pending(struct p256sign *h, size_t i, int err)
-{
-	struct p256sign_result res = { .id = h->pending[i].id, .op = h->pending[i].op, .error = err };
-
-	remove_pending(h, i);
-	return p256sign_push_result(h, &res);
-}
 
 static size_t find_pending(const struct p256sign *h, uint32_t id)
 {
@@ -176,8 +105,8 @@ static int handle_frame(struct p256sign *h, const uint8_t *frame, size_t len)
 		return r;
 	else
 		res.error = r;
-	remove_pending(h, i);
-	return p256sign_push_result(h, &res);
+	queue_remove_pending(h, i);
+	return queue_push_result(h, &res);
 }
 
 /* Decodes every whole frame in h->in; a refused frame fails the connection. */
@@ -189,7 +118,7 @@ static void decode_frames(struct p256sign *h)
 
 	while (in->len - in->head >= PROTO_LEN_PREFIX) {
 		if (proto_frame_length(in->data + in->head, &len) != 0) {
-			p256sign_conn_failed(h, P256SIGN_E_PROTOCOL, 0);
+			conn_failed(h, P256SIGN_E_PROTOCOL, 0);
 			return;
 		}
 		if (in->len - in->head - PROTO_LEN_PREFIX < len)
@@ -199,7 +128,7 @@ static void decode_frames(struct p256sign *h)
 		if (r == P256SIGN_E_NOMEM)
 			continue;	/* that result is lost; the connection is still in step */
 		if (r != 0) {
-			p256sign_conn_failed(h, r, 0);
+			conn_failed(h, r, 0);
 			return;
 		}
 	}
@@ -222,7 +151,7 @@ static int read_available(struct p256sign *h)
 		if (in->len - in->head >= PROTO_LEN_PREFIX &&
 		    proto_frame_length(in->data + in->head, &need) == 0)
 			need += PROTO_LEN_PREFIX;
-		if (p256sign_buf_reserve(in, need) != 0)
+		if (queue_buf_reserve(in, need) != 0)
 			return P256SIGN_E_NOMEM;
 		n = recv(h->fd, in->data + in->len, in->cap - in->len, MSG_DONTWAIT);
 		if (n > 0) {
@@ -246,7 +175,7 @@ static int read_available(struct p256sign *h)
 	return 0;
 }
 
-int p256sign_read(struct p256sign *h)
+int frames_read(struct p256sign *h)
 {
 	int r = read_available(h);
 
@@ -254,11 +183,11 @@ int p256sign_read(struct p256sign *h)
 		return r;
 	/* End of stream: requests still unwritten may go to a restarted daemon. */
 	if (r != 0)
-		p256sign_conn_failed(h, r, 1);
+		conn_failed(h, r, 1);
 	return 0;
 }
 
-int p256sign_flush(struct p256sign *h)
+int frames_flush(struct p256sign *h)
 {
 	ssize_t n;
 
@@ -280,9 +209,9 @@ int p256sign_flush(struct p256sign *h)
 			 * go again.
 			 */
 			(void)read_available(h);
-			p256sign_conn_failed(h, P256SIGN_E_CLOSED, 1);
+			conn_failed(h, P256SIGN_E_CLOSED, 1);
 		} else {
-			p256sign_conn_failed(h, P256SIGN_E_IO, 0);
+			conn_failed(h, P256SIGN_E_IO, 0);
 		}
 	}
 	if (h->out.head == h->out.len)
@@ -290,14 +219,14 @@ int p256sign_flush(struct p256sign *h)
 	return 0;
 }
 
-int p256sign_expire(struct p256sign *h)
+int frames_expire(struct p256sign *h)
 {
-	int64_t now = p256sign_now_ms();
+	int64_t now = conn_now_ms();
 
 	for (size_t i = 0; i < h->n_pending; i++) {
 		if (h->pending[i].deadline <= now) {
 			/* A stuck daemon: nothing on this connection can be trusted to come back. */
-			p256sign_conn_failed(h, P256SIGN_E_TIMEOUT, 0);
+			conn_failed(h, P256SIGN_E_TIMEOUT, 0);
 			break;
 		}
 	}
@@ -307,13 +236,13 @@ int p256sign_expire(struct p256sign *h)
 /* The most bytes a request frame can take besides a SIGN_MESSAGE payload. */
 #define REQUEST_OVERHEAD 256
 
-int p256sign_submit(struct p256sign *h, struct proto_request *req, uint32_t *id)
+int frames_submit(struct p256sign *h, struct proto_request *req, uint32_t *id)
 {
 	struct pending *p;
 	size_t len, cap;
 	int r;
 
-	p256sign_fork_check(h);
+	conn_fork_check(h);
 	/*
 	 * Ids count up and pending requests stay in submission order, so the next id can only meet
 	 * an outstanding one after 2^32 - 1 submissions while the oldest is still outstanding: the
@@ -321,7 +250,7 @@ int p256sign_submit(struct p256sign *h, struct proto_request *req, uint32_t *id)
 	 */
 	if (h->n_pending > 0 && h->pending[0].id == h->next_id)
 		return P256SIGN_E_OVERLOADED;
-	if ((r = p256sign_ensure_connected(h)) != 0)
+	if ((r = conn_ensure_connected(h)) != 0)
 		return r;
 	if (h->n_pending == h->cap_pending) {
 		cap = h->cap_pending ? h->cap_pending * 2 : 16;
@@ -330,7 +259,7 @@ int p256sign_submit(struct p256sign *h, struct proto_request *req, uint32_t *id)
 		h->pending = p;
 		h->cap_pending = cap;
 	}
-	if ((r = p256sign_buf_reserve(&h->out, REQUEST_OVERHEAD + req->message_len)) != 0)
+	if ((r = queue_buf_reserve(&h->out, REQUEST_OVERHEAD + req->message_len)) != 0)
 		return r;
 	req->h.version = PROTO_VERSION;
 	req->h.flags = 0;
@@ -342,11 +271,11 @@ int p256sign_submit(struct p256sign *h, struct proto_request *req, uint32_t *id)
 		.op = req->h.type,
 		.format = req->format,
 		.start = h->written + (h->out.len - h->out.head),
-		.deadline = p256sign_now_ms() + h->timeout_ms,
+		.deadline = conn_now_ms() + h->timeout_ms,
 	};
 	h->out.len += len;
 	*id = h->next_id;
 	h->next_id = h->next_id == UINT32_MAX ? 1 : h->next_id + 1;
 	h->retry_budget = 1;
-	return p256sign_flush(h);
+	return frames_flush(h);
 }

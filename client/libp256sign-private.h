@@ -47,57 +47,73 @@ struct p256sign {
 	size_t cap_ready;
 };
 
-/* CLOCK_MONOTONIC now, in milliseconds. */
-int64_t p256sign_now_ms(void);
+/*
+ * The files below call only downwards: async.c (and blocking.c, submit.c) -> frames.c -> conn.c
+ * -> queue.c. Each file's functions carry its name as prefix; none is exported.
+ */
+
+/* ---- libp256sign-queue.c: buffers, pending requests, ready results ---- */
 
 /* Makes sure b has room for `more` bytes after b->len. 0 or P256SIGN_E_NOMEM. */
-int p256sign_buf_reserve(struct buf *b, size_t more);
+int queue_buf_reserve(struct buf *b, size_t more);
 
 /* Frees a buffer's bytes and zeroes it. */
-void p256sign_buf_free(struct buf *b);
+void queue_buf_free(struct buf *b);
+
+/* Queues a result; on allocation failure the result's json is freed and P256SIGN_E_NOMEM
+ * returned. */
+int queue_push_result(struct p256sign *h, struct p256sign_result *res);
+
+/* Removes pending request i, keeping submission order. */
+void queue_remove_pending(struct p256sign *h, size_t i);
+
+/* Completes pending request i with an error result and removes it. */
+int queue_fail_pending(struct p256sign *h, size_t i, int err);
+
+/* ---- libp256sign-conn.c: the connection ---- */
+
+/* CLOCK_MONOTONIC now, in milliseconds. */
+int64_t conn_now_ms(void);
 
 /*
  * Makes the handle usable by the calling process: in a forked child it drops the parent's
  * connection (closing the inherited descriptor without writing) and every request and result.
  */
-void p256sign_fork_check(struct p256sign *h);
+void conn_fork_check(struct p256sign *h);
 
 /* Connects when the handle has no connection. 0, P256SIGN_E_CONNECT or P256SIGN_E_IO (errno
  * kept). */
-int p256sign_ensure_connected(struct p256sign *h);
+int conn_ensure_connected(struct p256sign *h);
 
 /* Closes the connection (if any) and empties the buffers; pending requests are left to the
  * caller. */
-void p256sign_disconnect(struct p256sign *h);
+void conn_disconnect(struct p256sign *h);
 
 /*
  * The connection broke or must be abandoned: requests already (partly) written fail with err;
  * those not written at all are sent on a new connection when `may_retry` and the retry budget
  * allow, else fail with err too.
  */
-void p256sign_conn_failed(struct p256sign *h, int err, int may_retry);
+void conn_failed(struct p256sign *h, int err, int may_retry);
 
-/* Queues a result; on allocation failure the result's json is freed and P256SIGN_E_NOMEM
- * returned. */
-int p256sign_push_result(struct p256sign *h, struct p256sign_result *res);
-
-/* Completes pending request i with an error result and removes it. */
-int p256sign_fail_pending(struct p256sign *h, size_t i, int err);
+/* ---- libp256sign-frames.c: writing requests, reading responses ---- */
 
 /* Writes queued bytes until the socket would block; failures become failed results. */
-int p256sign_flush(struct p256sign *h);
+int frames_flush(struct p256sign *h);
 
 /* Reads and decodes every response available without blocking; failures become failed results. */
-int p256sign_read(struct p256sign *h);
+int frames_read(struct p256sign *h);
 
 /* Fails every outstanding request whose deadline has passed (closing the connection). */
-int p256sign_expire(struct p256sign *h);
+int frames_expire(struct p256sign *h);
 
 /* Encodes req (its header id and version set here) as a new pending request and starts
  * writing it. */
-int p256sign_submit(struct p256sign *h, struct proto_request *req, uint32_t *id);
+int frames_submit(struct p256sign *h, struct proto_request *req, uint32_t *id);
+
+/* ---- libp256sign-async.c: waiting ---- */
 
 /* p256sign_wait for a caller that has just made the fork check (a blocking call's submit). */
-int p256sign_wait_checked(struct p256sign *h, uint32_t id, struct p256sign_result *res);
+int async_wait_checked(struct p256sign *h, uint32_t id, struct p256sign_result *res);
 
 #endif

@@ -36,7 +36,7 @@ static int submit_empty(struct p256sign *h, uint8_t type, uint32_t *id)
 
 	if (h == NULL || id == NULL)
 		return P256SIGN_E_INVALID;
-	return p256sign_submit(h, &req, id);
+	return frames_submit(h, &req, id);
 }
 
 int p256sign_submit_ping(struct p256sign *h, uint32_t *id)
@@ -65,7 +65,7 @@ int p256sign_submit_sign(struct p256sign *h, const struct p256sign_key *key,
 	if ((r = put_key(&req.key, key, 0)) != 0)
 		return r;
 	memcpy(req.digest, digest, sizeof(req.digest));
-	return p256sign_submit(h, &req, id);
+	return frames_submit(h, &req, id);
 }
 
 int p256sign_submit_sign_message(struct p256sign *h, const struct p256sign_key *key,
@@ -82,7 +82,7 @@ int p256sign_submit_sign_message(struct p256sign *h, const struct p256sign_key *
 		return r;
 	req.message = msg;
 	req.message_len = msg_len;
-	return p256sign_submit(h, &req, id);
+	return frames_submit(h, &req, id);
 }
 
 int p256sign_submit_pubkey(struct p256sign *h, const struct p256sign_key *key, uint32_t *id)
@@ -94,7 +94,7 @@ int p256sign_submit_pubkey(struct p256sign *h, const struct p256sign_key *key, u
 		return P256SIGN_E_INVALID;
 	if ((r = put_key(&req.key, key, 0)) != 0)
 		return r;
-	return p256sign_submit(h, &req, id);
+	return frames_submit(h, &req, id);
 }
 
 int p256sign_submit_verify(struct p256sign *h, const struct p256sign_key *key,
@@ -113,5 +113,5 @@ int p256sign_submit_verify(struct p256sign *h, const struct p256sign_key *key,
 	memcpy(req.digest, digest, sizeof(req.digest));
 	memcpy(req.sig, sig, sig_len);
 	req.sig_len = sig_len;
-	return p256sign_submit(h, &req, id);
+	return frames_submit(h, &req, id);
 }

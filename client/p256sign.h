@@ -275,6 +275,15 @@ P256SIGN_API void p256sign_result_clear(struct p256sign_result *res);
  */
 P256SIGN_API int p256sign_wait(struct p256sign *h, uint32_t id, struct p256sign_result *res);
 
+/*
+ * p256sign_wait without blocking: does what p256sign_process does, then moves the result of
+ * request `id` into *res and returns its error (0 on success) when it is ready, or returns
+ * P256SIGN_E_AGAIN while the request is still outstanding (*res zeroed). For code that waits for
+ * one request itself, e.g. from inside an OpenSSL ASYNC job. P256SIGN_E_INVALID when no request
+ * with that id is outstanding; P256SIGN_E_NOMEM as p256sign_process.
+ */
+P256SIGN_API int p256sign_poll_result(struct p256sign *h, uint32_t id, struct p256sign_result *res);
+
 #ifdef __cplusplus
 }
 #endif

@@ -38,6 +38,8 @@ static const struct ctl_command commands[] = {
 	  "  --digest HEX       the SHA-256 digest that was signed\n"
 	  "  --file PATH        hash the file with SHA-256 (- is stdin)\n"
 	  "  --format FMT       der (the default) or raw\n", ctl_verify },
+	{ "export-key-ref", "KEY", "write a key-reference file for TLS servers (the provider) to stdout",
+	  "", ctl_export_key_ref },
 	{ "eip7951", "HEX", "run the EIP-7951 P256VERIFY precompile on a 160-byte input, offline",
 	  "  HEX   hash || r || s || x || y (160 bytes) in hex; prints the 32-byte output in hex,\n"
 	  "        or an empty line for the precompile's empty output\n", ctl_eip7951 },

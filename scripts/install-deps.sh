@@ -16,3 +16,13 @@ apt-get install -y -qq --no-install-recommends \
 	nettle-dev valgrind \
 	openssl openssh-client systemd \
 	scdoc man-db bash-completion ca-certificates git >/dev/null
+# TLS servers for the provider's tests (tests/provider), installed without starting them: a
+# policy-rc.d that refuses every service start while apt-get runs (the tests start their own
+# instance on 127.0.0.1 with a configuration under a temporary directory).
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+	trap 'rm -f "$policy"' EXIT
+	printf '#!/bin/sh\nexit 101\n' >"$policy"
+	chmod 755 "$policy"
+fi
+apt-get install -y -qq --no-install-recommends nginx haproxy curl >/dev/null

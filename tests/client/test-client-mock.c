@@ -376,6 +376,18 @@ static void case_async(void)
 		CHECK_RC(p256sign_wait(h, ids[0], &res), 0);
 		CHECK(res.op == P256SIGN_OP_PING && res.id == ids[0]);
 		CHECK_RC(p256sign_wait(h, ids[0], &res), P256SIGN_E_INVALID);
+		/* Polling for one result: AGAIN until it is there, other results stay queued. */
+		CHECK_RC(p256sign_submit_ping(h, &ids[0]), 0);
+		CHECK_RC(p256sign_submit_ping(h, &ids[1]), 0);
+		while (p256sign_poll_result(h, ids[1], &res) == P256SIGN_E_AGAIN) {
+			CHECK(res.id == 0);
+			CHECK(poll(&(struct pollfd){ .fd = p256sign_fd(h), .events = POLLIN }, 1,
+				5000) == 1);
+		}
+		CHECK(res.error == 0 && res.op == P256SIGN_OP_PING && res.id == ids[1]);
+		CHECK_RC(p256sign_wait(h, ids[0], &res), 0);
+		CHECK(res.id == ids[0]);
+		CHECK_RC(p256sign_poll_result(h, ids[0], &res), P256SIGN_E_INVALID);
 		p256sign_close(h);
 		mock_stop(&m);
 	}

@@ -26,7 +26,9 @@ expect() {
 	done
 }
 
-expect "p256signctl " status keys pubkey sign verify eip7951 ping check-key
+expect "p256signctl " status keys pubkey export-key-ref sign verify eip7951 ping check-key
+expect "p256signctl exp" export-key-ref
+expect "p256signctl export-key-ref --" --socket --timeout
 expect "p256signctl si" sign
 expect "p256signctl --socket /x ke" keys
 expect "p256signctl pubkey k --format " pem der hex sec1
