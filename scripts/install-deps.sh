@@ -15,7 +15,7 @@ apt-get install -y -qq --no-install-recommends \
 	libevent-dev libsystemd-dev libjansson-dev libssl-dev libseccomp-dev \
 	nettle-dev valgrind \
 	openssl openssh-client systemd \
-	scdoc man-db bash-completion ca-certificates git >/dev/null
+	scdoc man-db bash-completion ca-certificates git strace gdb procps util-linux passwd acl >/dev/null
 # TLS servers for the provider's tests (tests/provider), installed without starting them: a
 # policy-rc.d that refuses every service start while apt-get runs (the tests start their own
 # instance on 127.0.0.1 with a configuration under a temporary directory).

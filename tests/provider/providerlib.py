@@ -169,13 +169,17 @@ def curls_ok(port, versions, parallel=4):
               "curl TLS %s: exit %d, %r\n%s" % (version, rc, body, verbose))
 
 
-def daemon_with_key(daemon_bin, **extra):
+def daemon_with_key(daemon_bin, allow=None, **extra):
     """A fresh key "web" (tmp/web.key) in a daemon started with config extra, its certificate
-    (tmp/web.pem) and its key-reference file (tmp/web.key-ref.pem): (daemon, key-ref path)."""
+    (tmp/web.pem) and its key-reference file (tmp/web.key-ref.pem): (daemon, key-ref path).
+    allow: the key's "allow" (without it, root and the daemon's own user only)."""
     key = path("web.key")
     openssl_key(key)
     make_cert(key)
-    d = Daemon(daemon_bin, keys=[{"name": "web", "file": key}], extra=extra)
+    entry = {"name": "web", "file": key}
+    if allow:
+        entry["allow"] = allow
+    d = Daemon(daemon_bin, keys=[entry], extra=extra)
     return d, export_key_ref("web", "web.key-ref.pem", env_socket=d.socket)
 
 

@@ -49,8 +49,9 @@ http {
 
 
 def main():
-    # Workers run as nobody: the socket must let them in (a deployment uses socket_group).
-    d, _ = daemon_with_key(daemon_bin, socket_mode="0666")
+    # Workers run as nobody: the socket must let them in (a deployment uses socket_group), and
+    # the key's allow list name them.
+    d, _ = daemon_with_key(daemon_bin, allow={"users": ["nobody"]}, socket_mode="0666")
     port = free_port()
     with open(path("nginx.conf"), "w") as f:
         f.write(NGINX_CONF % {"dir": providerlib.tmp, "port": port})
