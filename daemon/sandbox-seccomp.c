@@ -195,6 +195,7 @@ static const struct allow sanitizer_calls[] = {
 	IF("open", NONE_OF(1, WRITE_FLAGS)),	/* /proc/self/maps (their own raw open) */
 	IF("ioctl", LOW32_EQ(1, TCGETS)),	/* isatty(stderr): a report in colour or not */
 	IF("prctl", LOW32_EQ(0, PR_GET_DUMPABLE)),	/* LeakSanitizer's stop-the-world */
+	IF("prctl", LOW32_EQ(0, PR_SET_DUMPABLE)),	/* ... which makes a non-dumpable process traceable */
 	IF("prctl", LOW32_EQ(0, PR_SET_PTRACER)),	/* lets its tracer attach (Yama) */
 	IF("prctl", LOW32_EQ(0, PR_SET_PDEATHSIG)),	/* the tracer dies with the process */
 	IF("mprotect", NONE_OF(2, PROT_EXEC)),	/* the guard page of its tracer's stack */
