@@ -30,7 +30,8 @@
 
 /*
  * SANDBOX_SANITIZER is 1 in ASan/UBSan builds (meson, b_sanitize), 0 otherwise: a constant of
- * the build, never a run-time switch. Both branches are compiled in every build.
+ * the build, never a run-time switch. The sanitizers' list is compiled in every build, and used
+ * (through a plain `if`) only in theirs; only the call into their run-time needs #if.
  */
 #ifndef SANDBOX_SANITIZER
 #error "SANDBOX_SANITIZER must be defined by the build (daemon/meson.build)"
@@ -55,7 +56,11 @@ struct allow {
 #define LOW32_EQ(arg, v) { arg, SCMP_CMP_MASKED_EQ, 0xffffffffu, (v) }
 #define NONE_OF(arg, bits) { arg, SCMP_CMP_MASKED_EQ, (bits), 0 }
 #define MASKED(arg, bits, v) { arg, SCMP_CMP_MASKED_EQ, (bits), (v) }
-/* A pid of 0 or above: never a process group (-pgid) or every process (-1). */
+/*
+ * A pid of 0 or above: never another process group (-pgid) or every process the uid may signal
+ * (-1). kill(0, sig), the caller's own group, stays possible: "!= 0" cannot be checked on the
+ * low 32 bits alone.
+ */
 #define NOT_NEGATIVE(arg) { arg, SCMP_CMP_MASKED_EQ, 0x80000000u, 0 }
 
 /* glibc 2.36's fork(): clone(CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD). */
@@ -92,7 +97,7 @@ static const struct allow keyholder_calls[] = {
 	IF("clone", LOW32_EQ(0, FORK_FLAGS)),	/* fork() of a signer; no threads, no namespaces */
 	ANY("set_robust_list"),	/* glibc's fork child resets its robust futex list */
 	ANY("wait4"),		/* reaping signers (waitpid) */
-	IF("kill", NOT_NEGATIVE(0)),	/* stopping a signer (its pid, never a group or -1) */
+	IF("kill", NOT_NEGATIVE(0)),	/* stopping a signer; never pid -1 or -pgid */
 	IF("socketpair", LOW32_EQ(0, AF_UNIX)),	/* each signer's channel to the parent */
 	ANY("sendmsg"),		/* the parent's end of a channel, as SCM_RIGHTS */
 	ANY("recvmsg"),		/* messages from the parent on its channel */
@@ -151,7 +156,7 @@ static const struct allow parent_calls[] = {
 	ANY("getegid"),		/* sd_notify */
 	ANY("gettid"),		/* glibc's abort and raise */
 	ANY("wait4"),		/* reaping the key-holder */
-	IF("kill", NOT_NEGATIVE(0)),	/* stopping the key-holder (its pid, never a group or -1) */
+	IF("kill", NOT_NEGATIVE(0)),	/* stopping the key-holder; never -1 or -pgid */
 	ANY("unlink"),		/* removing its socket at exit */
 	IF("openat", MASKED(2, APPEND_MASK, APPEND_ONLY)),	/* the audit file */
 	ANY("newfstatat"),	/* fstat of the audit file */
@@ -196,7 +201,6 @@ static const struct allow sanitizer_calls[] = {
 	IF("clone", LOW32_EQ(0, CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_UNTRACED)),
 	IF("ptrace", LOW32_EQ(0, PTRACE_ATTACH)),
 	IF("ptrace", LOW32_EQ(0, PTRACE_GETREGSET)),
-	IF("ptrace", LOW32_EQ(0, PTRACE_GETREGS)),
 	IF("ptrace", LOW32_EQ(0, PTRACE_DETACH)),
 	ANY("wait4"),		/* the tracer waiting for the stopped threads */
 	ANY("getppid"),		/* the tracer checking that the process it stops is there */
@@ -344,7 +348,6 @@ static int landlock_rule(int ruleset, const char *path)
  */
 static int landlock_reads(const char *const *paths, size_t n)
 {
-	static const char *const sanitizer_paths[] = { "/proc" };	/* its maps, at exit */
 	struct landlock_ruleset_attr attr = { .handled_access_fs = LANDLOCK_ABI1_FS };
 	int ruleset, r = -1;
 
@@ -364,7 +367,8 @@ static int landlock_reads(const char *const *paths, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (landlock_rule(ruleset, paths[i]) != 0)
 			goto out;
-	if (SANDBOX_SANITIZER && landlock_rule(ruleset, sanitizer_paths[0]) != 0)
+	/* LeakSanitizer's tracer lists the threads in /proc/PID/task at exit. */
+	if (SANDBOX_SANITIZER && landlock_rule(ruleset, "/proc") != 0)
 		goto out;
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) {
 		log_error("sandbox keyholder: Landlock: %s", strerror(errno));

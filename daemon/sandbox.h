@@ -33,8 +33,9 @@
 int sandbox_parent(void);
 
 /*
- * The key-holder. It may still: do everything a signer may; fork (clone without CLONE_THREAD,
- * CLONE_VM or any namespace flag), reap its children (wait4) and signal them; create AF_UNIX
+ * The key-holder. It may still: do everything a signer may; fork (clone with exactly glibc
+ * fork's flags: no threads, no shared memory, no namespaces; no clone3), reap its children
+ * (wait4) and signal them (no negative pid); create AF_UNIX
  * socketpairs and pass a descriptor over them (sendmsg with SCM_RIGHTS); close descriptors; set
  * a child's name, parent-death signal, dumpability and no-new-privileges, and install a further
  * filter (a signer's); open files for reading only (openat without any write, create or truncate
@@ -55,9 +56,10 @@ int sandbox_keyholder(const char *const *paths, size_t n);
 
 /*
  * A signer. It may still: read and recv (MSG_DONTWAIT) on its descriptors, write answers and
- * log lines, getrandom, read clocks, sched_yield, futex, allocate memory (brk, mmap, munmap,
- * mremap, madvise, mprotect), getpid, return from signal handlers, exit. Nothing that opens
- * files or sockets, creates processes, executes programs or ptraces.
+ * log lines, getrandom, read clocks, sched_yield, futex, allocate and free memory (brk, mmap
+ * without PROT_EXEC, munmap, mremap, madvise), munlock its keys, getpid, return from signal
+ * handlers, exit. Nothing that opens files or sockets, creates processes, closes or duplicates
+ * descriptors, changes memory protection, executes programs or ptraces.
  */
 int sandbox_signer(void);
 
