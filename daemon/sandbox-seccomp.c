@@ -246,7 +246,9 @@ static int install(const char *role, const struct list *lists, size_t n)
 		return -1;
 	}
 	if ((ctx = seccomp_init(SCMP_ACT_KILL_PROCESS)) == NULL) {
-		log_error("sandbox %s: seccomp_init failed", role);
+		/* libseccomp checks that the kernel can kill a whole process (Linux 4.14). */
+		log_error("sandbox %s: seccomp_init failed: no SECCOMP_RET_KILL_PROCESS here "
+		    "(an old kernel, or valgrind, which has no seccomp(2))", role);
 		return -1;
 	}
 	/* Another architecture's calls (i386's int 0x80, x32) would bypass the names above. */

@@ -20,37 +20,38 @@
  */
 
 /*
- * The parent (libevent loop). It may still: wait in epoll; accept clients; read their
- * credentials (SO_PEERCRED, SO_PEERGROUPS); read and write its sockets, receive descriptors over
- * them (SCM_RIGHTS from the key-holder); create, connect and send on AF_UNIX sockets only
- * (sd_notify, journald); close and fcntl descriptors; set signal handlers and masks; read clocks;
- * reap and kill children (the key-holder, when stopping); unlink a path (its socket at exit);
- * open a file only for appending (O_WRONLY|O_APPEND, with O_CREAT and O_CLOEXEC: the audit file)
- * and fstat, lseek, fsync it; allocate memory; exit. It may not: open a file for reading, execute
- * a program, ptrace, read or write another process's memory, create a socket of any other family,
- * mount, use keyrings or BPF.
+ * The parent (libevent loop). It may still: wait in epoll; accept clients; read their credentials
+ * (SO_PEERCRED, SO_PEERGROUPS); read and write its sockets, receive descriptors over them
+ * (SCM_RIGHTS from the key-holder); create, connect and send on AF_UNIX sockets only (sd_notify,
+ * journald); close and fcntl descriptors; set signal handlers and masks; read clocks; reap and
+ * kill children (the key-holder, when stopping); unlink a path (its socket at exit); open a file
+ * only for appending (O_WRONLY|O_APPEND, with O_CREAT and O_CLOEXEC: the audit file) and fstat,
+ * lseek, fsync it; allocate memory; exit. It may not: open a file for reading, create a process,
+ * execute a program, ptrace, read or write another process's memory, create a socket of any other
+ * family, mount, use keyrings or BPF.
  */
 int sandbox_parent(void);
 
 /*
- * The key-holder. It may still: do everything a signer may; fork (clone with exactly glibc
- * fork's flags: no threads, no shared memory, no namespaces; no clone3), reap its children
- * (wait4) and signal them (no negative pid); create AF_UNIX
- * socketpairs and pass a descriptor over them (sendmsg with SCM_RIGHTS); close descriptors; set
- * a child's name, parent-death signal, dumpability and no-new-privileges, and install a further
- * filter (a signer's); open files for reading only (openat without any write, create or truncate
- * flag), fstat and lseek them, list directories. It may not create sockets, execute programs,
- * ptrace, or open anything for writing.
+ * The key-holder. It may still: do everything a signer may; fork (clone with exactly glibc fork's
+ * flags: no threads, no shared memory, no namespaces; no clone3), reap its children (wait4) and
+ * signal them (no negative pid); create AF_UNIX socketpairs and pass a descriptor over them
+ * (sendmsg with SCM_RIGHTS); close descriptors; set up a forked signer (dup2, close_range, signal
+ * dispositions, mlock, its name, parent-death signal, dumpability, no-new-privileges) and install
+ * a further filter (a signer's); open files for reading only (openat without any write, create or
+ * truncate flag), fstat and lseek them, list directories. It may not create sockets, execute
+ * programs, ptrace, or open anything for writing.
  *
- * paths (n of them) are the files it reads again on reload: the configuration file and every
- * key and certificate file. Where the kernel has Landlock (ABI 1, Linux 5.13), reading is further
- * limited to the directories that hold them (each path's directory, and each path itself when it
- * is a directory): a directory rather than the file, because a renewed key or certificate is
- * written as a new file renamed over the old one (a new inode, which a rule on the old file would
- * not cover), and because a key added on reload sits beside the others. A key moved to another
- * directory needs a restart. Without Landlock (ENOSYS, or EOPNOTSUPP when it is built but not
- * enabled), this is logged once and reading stays open to every file the process's uid can read;
- * writing, creating and every socket stay refused by seccomp.
+ * paths (n of them) are the files it reads again on reload: the configuration file and every key
+ * and certificate file. Where the kernel has Landlock (ABI 1, Linux 5.13), reading is further
+ * limited to the directories that hold them (the directory of the file each path resolves to,
+ * symbolic links followed, or the path itself when it is a directory): a directory rather than the
+ * file, because a renewed key or certificate is written as a new file renamed over the old one (a
+ * new inode, which a rule on the old file would not cover), and because a key added on reload sits
+ * beside the others. A key moved to another directory needs a restart. Without Landlock (ENOSYS,
+ * or EOPNOTSUPP when it is built but not enabled), this is logged once and reading stays open to
+ * every file the process's uid can read; writing, creating and every socket stay refused by
+ * seccomp.
  */
 int sandbox_keyholder(const char *const *paths, size_t n);
 
