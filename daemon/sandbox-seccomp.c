@@ -191,7 +191,9 @@ static const struct allow sanitizer_calls[] = {
 	ANY("gettid"),		/* their thread registry */
 	IF("open", NONE_OF(1, WRITE_FLAGS)),	/* /proc/self/maps (their own raw open) */
 	IF("ioctl", LOW32_EQ(1, TCGETS)),	/* isatty(stderr): a report in colour or not */
-	IF("prctl", LOW32_EQ(0, PR_GET_DUMPABLE)),	/* LeakSanitizer's stop-the-world */
+	/* LeakSanitizer's stop-the-world makes a non-dumpable process dumpable while it works. */
+	IF("prctl", LOW32_EQ(0, PR_GET_DUMPABLE)),
+	IF("prctl", LOW32_EQ(0, PR_SET_DUMPABLE)),
 	IF("prctl", LOW32_EQ(0, PR_SET_PTRACER)),	/* lets its tracer attach (Yama) */
 	IF("prctl", LOW32_EQ(0, PR_SET_PDEATHSIG)),	/* the tracer dies with the process */
 	IF("mprotect", NONE_OF(2, PROT_EXEC)),	/* the guard page of its tracer's stack */
@@ -207,6 +209,7 @@ static const struct allow sanitizer_calls[] = {
 	ANY("getdents"),	/* the tracer listing the threads (/proc/self/task) */
 	ANY("lseek"),		/* ... from the start again */
 	ANY("close"),		/* ... and closing it */
+	ANY("dup"),		/* the tracer keeps its descriptors above 2 (a signer closes 0 and 1) */
 };
 
 struct list {

@@ -82,8 +82,13 @@ static pid_t spawn(enter_fn enter, body_fn body)
 	fflush(NULL);
 	if ((pid = fork()) < 0)
 		test_fatal("fork");
+	/*
+	 * Like a role: stdin and stdout closed (a signer keeps only stderr and its channel), not
+	 * dumpable (no core, no ptrace by the same uid), then the sandbox.
+	 */
 	if (pid == 0) {
-		if (enter() != 0)
+		if (close(STDIN_FILENO) != 0 || close(STDOUT_FILENO) != 0 ||
+		    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || enter() != 0)
 			_exit(ENTER_FAILED);
 		exit(body());
 	}
