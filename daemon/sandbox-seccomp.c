@@ -30,7 +30,8 @@
 
 /*
  * SANDBOX_SANITIZER is 1 in ASan/UBSan builds (meson, b_sanitize), 0 otherwise: a constant of
- * the build, never a run-time switch. Both branches are compiled in every build.
+ * the build, never a run-time switch. The sanitizers' list is compiled in every build, and used
+ * (through a plain `if`) only in theirs; only the call into their run-time needs #if.
  */
 #ifndef SANDBOX_SANITIZER
 #error "SANDBOX_SANITIZER must be defined by the build (daemon/meson.build)"
@@ -55,7 +56,11 @@ struct allow {
 #define LOW32_EQ(arg, v) { arg, SCMP_CMP_MASKED_EQ, 0xffffffffu, (v) }
 #define NONE_OF(arg, bits) { arg, SCMP_CMP_MASKED_EQ, (bits), 0 }
 #define MASKED(arg, bits, v) { arg, SCMP_CMP_MASKED_EQ, (bits), (v) }
-/* A pid of 0 or above: never a process group (-pgid) or every process (-1). */
+/*
+ * A pid of 0 or above: never another process group (-pgid) or every process the uid may signal
+ * (-1). kill(0, sig), the caller's own group, stays possible: "!= 0" cannot be checked on the
+ * low 32 bits alone.
+ */
 #define NOT_NEGATIVE(arg) { arg, SCMP_CMP_MASKED_EQ, 0x80000000u, 0 }
 
 /* glibc 2.36's fork(): clone(CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD). */
@@ -99,7 +104,7 @@ static const struct allow keyholder_calls[] = {
 	ANY("geteuid"),		/* the key-file owner check on reload */
 	ANY("fgetxattr"),	/* the key-file ACL check on reload (systemd credentials) */
 	ANY("sched_getaffinity"),	/* reload: config_load's default "workers" (CPUs online) */
-	IF("kill", NOT_NEGATIVE(0)),	/* stopping a signer (its pid, never a group or -1) */
+	IF("kill", NOT_NEGATIVE(0)),	/* stopping a signer; never pid -1 or -pgid */
 	IF("socketpair", LOW32_EQ(0, AF_UNIX)),	/* each signer's channel to the parent */
 	ANY("sendmsg"),		/* the parent's end of a channel, as SCM_RIGHTS */
 	ANY("recvmsg"),		/* messages from the parent on its channel */
@@ -158,7 +163,7 @@ static const struct allow parent_calls[] = {
 	ANY("getegid"),		/* sd_notify */
 	ANY("gettid"),		/* glibc's abort and raise */
 	ANY("wait4"),		/* reaping the key-holder */
-	IF("kill", NOT_NEGATIVE(0)),	/* stopping the key-holder (its pid, never a group or -1) */
+	IF("kill", NOT_NEGATIVE(0)),	/* stopping the key-holder; never -1 or -pgid */
 	ANY("unlink"),		/* removing its socket at exit */
 	IF("openat", MASKED(2, APPEND_MASK, APPEND_ONLY)),	/* the audit file */
 	ANY("newfstatat"),	/* fstat of the audit file */
@@ -194,8 +199,9 @@ static const struct allow sanitizer_calls[] = {
 	ANY("gettid"),		/* their thread registry */
 	IF("open", NONE_OF(1, WRITE_FLAGS)),	/* /proc/self/maps (their own raw open) */
 	IF("ioctl", LOW32_EQ(1, TCGETS)),	/* isatty(stderr): a report in colour or not */
-	IF("prctl", LOW32_EQ(0, PR_GET_DUMPABLE)),	/* LeakSanitizer's stop-the-world */
-	IF("prctl", LOW32_EQ(0, PR_SET_DUMPABLE)),	/* ... which makes a non-dumpable process traceable */
+	/* LeakSanitizer's stop-the-world makes a non-dumpable process dumpable while it works. */
+	IF("prctl", LOW32_EQ(0, PR_GET_DUMPABLE)),
+	IF("prctl", LOW32_EQ(0, PR_SET_DUMPABLE)),
 	IF("prctl", LOW32_EQ(0, PR_SET_PTRACER)),	/* lets its tracer attach (Yama) */
 	IF("prctl", LOW32_EQ(0, PR_SET_PDEATHSIG)),	/* the tracer dies with the process */
 	IF("mprotect", NONE_OF(2, PROT_EXEC)),	/* the guard page of its tracer's stack */
@@ -205,13 +211,13 @@ static const struct allow sanitizer_calls[] = {
 	IF("clone", LOW32_EQ(0, CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_UNTRACED)),
 	IF("ptrace", LOW32_EQ(0, PTRACE_ATTACH)),
 	IF("ptrace", LOW32_EQ(0, PTRACE_GETREGSET)),
-	IF("ptrace", LOW32_EQ(0, PTRACE_GETREGS)),
 	IF("ptrace", LOW32_EQ(0, PTRACE_DETACH)),
 	ANY("wait4"),		/* the tracer waiting for the stopped threads */
 	ANY("getppid"),		/* the tracer checking that the process it stops is there */
 	ANY("getdents"),	/* the tracer listing the threads (/proc/self/task) */
 	ANY("lseek"),		/* ... from the start again */
 	ANY("close"),		/* ... and closing it */
+	ANY("dup"),		/* the tracer keeps its descriptors above 2 (a signer closes 0 and 1) */
 };
 
 struct list {
@@ -251,7 +257,9 @@ static int install(const char *role, const struct list *lists, size_t n)
 		return -1;
 	}
 	if ((ctx = seccomp_init(SCMP_ACT_KILL_PROCESS)) == NULL) {
-		log_error("sandbox %s: seccomp_init failed", role);
+		/* libseccomp checks that the kernel can kill a whole process (Linux 4.14). */
+		log_error("sandbox %s: seccomp_init failed: no SECCOMP_RET_KILL_PROCESS here "
+		    "(an old kernel, or valgrind, which has no seccomp(2))", role);
 		return -1;
 	}
 	/* Another architecture's calls (i386's int 0x80, x32) would bypass the names above. */
@@ -340,7 +348,6 @@ out:
  */
 static int landlock_reads(const char *const *paths, size_t n)
 {
-	static const char *const sanitizer_paths[] = { "/proc" };	/* its maps, at exit */
 	struct landlock_ruleset_attr attr = { .handled_access_fs = LANDLOCK_ABI1_FS };
 	int ruleset, r = -1;
 
@@ -360,7 +367,8 @@ static int landlock_reads(const char *const *paths, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (landlock_rule(ruleset, paths[i]) != 0)
 			goto out;
-	if (SANDBOX_SANITIZER && landlock_rule(ruleset, sanitizer_paths[0]) != 0)
+	/* LeakSanitizer's tracer lists the threads in /proc/PID/task at exit. */
+	if (SANDBOX_SANITIZER && landlock_rule(ruleset, "/proc") != 0)
 		goto out;
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) {
 		log_error("sandbox keyholder: Landlock: %s", strerror(errno));

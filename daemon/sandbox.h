@@ -20,26 +20,27 @@
  */
 
 /*
- * The parent (libevent loop). It may still: wait in epoll; accept clients; read their
- * credentials (SO_PEERCRED, SO_PEERGROUPS); read and write its sockets, receive descriptors over
- * them (SCM_RIGHTS from the key-holder); create, connect and send on AF_UNIX sockets only
- * (sd_notify, journald); close and fcntl descriptors; set signal handlers and masks; read clocks;
- * reap and kill children (the key-holder, when stopping); unlink a path (its socket at exit);
- * open a file only for appending (O_WRONLY|O_APPEND, with O_CREAT and O_CLOEXEC: the audit file)
- * and fstat, lseek, fsync it; allocate memory; exit. It may not: open a file for reading, execute
- * a program, ptrace, read or write another process's memory, create a socket of any other family,
- * mount, use keyrings or BPF.
+ * The parent (libevent loop). It may still: wait in epoll; accept clients; read their credentials
+ * (SO_PEERCRED, SO_PEERGROUPS); read and write its sockets, receive descriptors over them
+ * (SCM_RIGHTS from the key-holder); create, connect and send on AF_UNIX sockets only (sd_notify,
+ * journald); close and fcntl descriptors; set signal handlers and masks; read clocks; reap and
+ * kill children (the key-holder, when stopping); unlink a path (its socket at exit); open a file
+ * only for appending (O_WRONLY|O_APPEND, with O_CREAT and O_CLOEXEC: the audit file) and fstat,
+ * lseek, fsync it; allocate memory; exit. It may not: open a file for reading, create a process,
+ * execute a program, ptrace, read or write another process's memory, create a socket of any other
+ * family, mount, use keyrings or BPF.
  */
 int sandbox_parent(void);
 
 /*
- * The key-holder. It may still: do everything a signer may; fork (clone without CLONE_THREAD,
- * CLONE_VM or any namespace flag), reap its children (wait4) and signal them; create AF_UNIX
- * socketpairs and pass a descriptor over them (sendmsg with SCM_RIGHTS); close descriptors; set
- * a child's name, parent-death signal, dumpability and no-new-privileges, and install a further
- * filter (a signer's); open files for reading only (openat without any write, create or truncate
- * flag), fstat and lseek them, list directories. It may not create sockets, execute programs,
- * ptrace, or open anything for writing.
+ * The key-holder. It may still: do everything a signer may; fork (clone with exactly glibc fork's
+ * flags: no threads, no shared memory, no namespaces; no clone3), reap its children (wait4) and
+ * signal them (no negative pid); create AF_UNIX socketpairs and pass a descriptor over them
+ * (sendmsg with SCM_RIGHTS); close descriptors; set up a forked signer (dup2, close_range, signal
+ * dispositions, mlock, its name, parent-death signal, dumpability, no-new-privileges) and install
+ * a further filter (a signer's); open files for reading only (openat without any write, create or
+ * truncate flag), fstat and lseek them, list directories. It may not create sockets, execute
+ * programs, ptrace, or open anything for writing.
  *
  * paths (n of them) are what it may read again on reload: directories (everything beneath them)
  * or single files. The key-holder passes the directories of the configuration file and of every
@@ -56,9 +57,10 @@ int sandbox_keyholder(const char *const *paths, size_t n);
 
 /*
  * A signer. It may still: read and recv (MSG_DONTWAIT) on its descriptors, write answers and
- * log lines, getrandom, read clocks, sched_yield, futex, allocate memory (brk, mmap, munmap,
- * mremap, madvise, mprotect), getpid, return from signal handlers, exit. Nothing that opens
- * files or sockets, creates processes, executes programs or ptraces.
+ * log lines, getrandom, read clocks, sched_yield, futex, allocate and free memory (brk, mmap
+ * without PROT_EXEC, munmap, mremap, madvise), munlock its keys, getpid, return from signal
+ * handlers, exit. Nothing that opens files or sockets, creates processes, closes or duplicates
+ * descriptors, changes memory protection, executes programs or ptraces.
  */
 int sandbox_signer(void);
 

@@ -37,7 +37,8 @@
 static int enforced;		/* sandbox_backend() is "seccomp" */
 static int landlock;		/* the seccomp backend, on a kernel with Landlock */
 static char tmp[] = "/tmp/test-sandbox-XXXXXX";
-static char keydir[64], key_path[96], renewed_path[96], added_path[96], outside_path[96];
+static char keydir[64], otherdir[64], key_path[96], renewed_path[96], added_path[96];
+static char outside_path[96];
 static char single_path[96];	/* a file allowed on its own, beside outside_path */
 static char audit_path[96], notify_path[96];
 static int chan[2];		/* a socketpair made before each fork, as a role's channel */
@@ -83,8 +84,13 @@ static pid_t spawn(enter_fn enter, body_fn body)
 	fflush(NULL);
 	if ((pid = fork()) < 0)
 		test_fatal("fork");
+	/*
+	 * Like a role: stdin and stdout closed (a signer keeps only stderr and its channel), not
+	 * dumpable (no core, no ptrace by the same uid), then the sandbox.
+	 */
 	if (pid == 0) {
-		if (enter() != 0)
+		if (close(STDIN_FILENO) != 0 || close(STDOUT_FILENO) != 0 ||
+		    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || enter() != 0)
 			_exit(ENTER_FAILED);
 		exit(body());
 	}
@@ -506,20 +512,19 @@ static void write_file(const char *path, const char *text)
 static int make_fixtures(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char outdir[64];
 	int fd;
 
 	if (mkdtemp(tmp) == NULL)
 		test_fatal("mkdtemp");
 	snprintf(keydir, sizeof(keydir), "%s/keys", tmp);
-	snprintf(outdir, sizeof(outdir), "%s/other", tmp);
-	if (mkdir(keydir, 0700) != 0 || mkdir(outdir, 0700) != 0)
+	snprintf(otherdir, sizeof(otherdir), "%s/other", tmp);
+	if (mkdir(keydir, 0700) != 0 || mkdir(otherdir, 0700) != 0)
 		test_fatal("mkdir");
 	snprintf(key_path, sizeof(key_path), "%s/key.pem", keydir);
 	snprintf(added_path, sizeof(added_path), "%s/added.pem", keydir);
 	snprintf(renewed_path, sizeof(renewed_path), "%s/key.pem.new", keydir);
-	snprintf(outside_path, sizeof(outside_path), "%s/secret", outdir);
-	snprintf(single_path, sizeof(single_path), "%s/accounts", outdir);
+	snprintf(outside_path, sizeof(outside_path), "%s/secret", otherdir);
+	snprintf(single_path, sizeof(single_path), "%s/accounts", otherdir);
 	snprintf(audit_path, sizeof(audit_path), "%s/audit.log", tmp);
 	snprintf(notify_path, sizeof(notify_path), "%s/notify", tmp);
 	write_file(key_path, "old key\n");
@@ -546,8 +551,7 @@ static void remove_fixtures(int notify_fd)
 	unlink(outside_path);
 	unlink(single_path);
 	rmdir(keydir);
-	snprintf(keydir, sizeof(keydir), "%s/other", tmp);
-	rmdir(keydir);
+	rmdir(otherdir);
 	rmdir(tmp);
 }
 
