@@ -120,7 +120,9 @@ out:
 
 /*
  * u1 = e/s and u2 = r/s mod n, with the scalar code: BN_mod_inverse took 10 us of the 64 us of a
- * verification, the Montgomery inversion takes under 8 us (constant time, not needed here).
+ * verification, the safegcd inversion takes 2.1 us. It is constant time, which s does not need; a
+ * variable-time variant that stops once g = 0 saved 0.2 us (docs/performance.md), not worth a
+ * second code path.
  */
 static void verify_scalars(const uint8_t digest[32], const uint8_t r_in[32], const uint8_t s_in[32],
 	uint8_t u1[32], uint8_t u2[32])
@@ -131,8 +133,8 @@ static void verify_scalars(const uint8_t digest[32], const uint8_t r_in[32], con
 	scalar_reduce(&e, &e);
 	scalar_from_bytes(&rs, r_in);
 	scalar_from_bytes(&s, s_in);
-	scalar_to_mont(&s, &s);
-	scalar_mont_inv(&w, &s);		/* s^-1 * R */
+	scalar_inv(&w, &s);
+	scalar_to_mont(&w, &w);			/* s^-1 * R */
 	scalar_mont_mul(&e, &e, &w);		/* e/s */
 	scalar_mont_mul(&rs, &rs, &w);		/* r/s */
 	scalar_to_bytes(u1, &e);
