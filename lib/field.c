@@ -22,10 +22,23 @@ static const uint64_t R2[4] = {
 	0x0000000000000003, 0xfffffffbffffffff, 0xfffffffffffffffe, 0x00000004fffffffd
 };
 
+/* d = a - p; returns the borrow (1 when a < p). */
+static uint64_t sub_p(uint64_t d[4], const uint64_t a[4])
+{
+	uint64_t borrow = 0;
+
+	for (int j = 0; j < 4; j++) {
+		u128 c = (u128)a[j] - P[j] - borrow;
+		d[j] = (uint64_t)c;
+		borrow = (uint64_t)(c >> 64) & 1;
+	}
+	return borrow;
+}
+
 /* r = a * b / R mod p for a, b < p; r may alias a or b. */
 static void mont_mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4])
 {
-	uint64_t t[6] = { 0 }, d[4], borrow = 0, mask;
+	uint64_t t[6] = { 0 }, d[4], mask;
 	u128 c;
 
 	for (int i = 0; i < 4; i++) {
@@ -52,12 +65,7 @@ static void mont_mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4])
 		t[4] = t[5] + (uint64_t)(c >> 64);
 	}
 	/* t < 2p: subtract p unless that borrows (and t[4], the bit above, is clear) */
-	for (int j = 0; j < 4; j++) {
-		c = (u128)t[j] - P[j] - borrow;
-		d[j] = (uint64_t)c;
-		borrow = (uint64_t)(c >> 64) & 1;
-	}
-	mask = (uint64_t)0 - (t[4] | (borrow ^ 1));
+	mask = (uint64_t)0 - (t[4] | (sub_p(d, t) ^ 1));
 	for (int j = 0; j < 4; j++)
 		r[j] = (d[j] & mask) | (t[j] & ~mask);
 	explicit_bzero(t, sizeof(t));
@@ -85,4 +93,32 @@ void field_affine(uint8_t x[32], uint8_t *y, const uint8_t X[32], const uint8_t 
 	scalar_wipe(&zi);
 	scalar_wipe(&zi2);
 	scalar_wipe(&v);
+}
+
+/* 1 when c Z^2 = X mod p, for c < p and z2 = Z^2 R mod p. */
+static int x_equals(const uint64_t X[4], const uint64_t z2[4], const uint64_t c[4])
+{
+	uint64_t t[4];
+
+	mont_mul(t, c, z2);
+	return memcmp(t, X, sizeof(t)) == 0;
+}
+
+int field_x_mod_n_is(const uint8_t X[32], const uint8_t Z[32], const uint8_t r[32])
+{
+	scalar x, z2, c;
+	uint8_t rn[33];
+	uint64_t d[4];
+
+	scalar_from_bytes(&x, X);
+	scalar_from_bytes(&z2, Z);
+	mont_mul(z2.v, z2.v, R2);		/* Z R */
+	mont_mul(z2.v, z2.v, z2.v);		/* Z^2 R */
+	scalar_from_bytes(&c, r);
+	if (x_equals(x.v, z2.v, c.v))
+		return 1;
+	/* the affine x may also be r + n, when that is below p */
+	scalar_plus_n_bytes(rn, &c);
+	scalar_from_bytes(&c, rn + 1);
+	return rn[0] == 0 && sub_p(d, c.v) == 1 && x_equals(x.v, z2.v, c.v);
 }

@@ -5,8 +5,9 @@
 #include <stdint.h>
 
 /*
- * Constant-time arithmetic modulo the P-256 field prime p, only what the conversion of a
- * Jacobian point to affine coordinates needs. Values are 32 big-endian bytes below p.
+ * Arithmetic modulo the P-256 field prime p, only what the conversion of a Jacobian point to
+ * affine coordinates and its comparison in a verification need. Values are 32 big-endian bytes
+ * below p.
  */
 
 /*
@@ -16,5 +17,12 @@
  */
 void field_affine(uint8_t x[32], uint8_t *y, const uint8_t X[32], const uint8_t *Y,
 	const uint8_t Z[32]);
+
+/*
+ * 1 when the affine x of the Jacobian point (X, Y, Z), Z not 0, reduced mod n equals r < n,
+ * else 0: X = c Z^2 for c = r or c = r + n < p, compared without inverting Z. For the public
+ * values of a verification only (variable time).
+ */
+int field_x_mod_n_is(const uint8_t X[32], const uint8_t Z[32], const uint8_t r[32]);
 
 #endif

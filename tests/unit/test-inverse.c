@@ -105,8 +105,8 @@ static void check_edges(const struct modulus *m)
 {
 	BIGNUM *a = BN_new(), *ones = BN_new(), *all = BN_new();
 
-	if (a == NULL || ones == NULL || all == NULL || !BN_set_word(all, 1) || !BN_lshift(all, all, 256) ||
-	    !BN_sub_word(all, 1))
+	if (a == NULL || ones == NULL || all == NULL || !BN_set_word(all, 1) ||
+	    !BN_lshift(all, all, 256) || !BN_sub_word(all, 1))
 		test_fatal("BN_new");
 	for (unsigned long w = 0; w <= 2; w++) {
 		BN_set_word(a, w);
