@@ -14,11 +14,13 @@
  * is 741. The divsteps run in 10 batches of 59: a batch decides its steps from the low 64 bits of
  * f and g alone and records them as a 2x2 matrix T of 64-bit integers, which is then applied to
  * the full f, g and to the Bezout coefficients d, e (with d*a = f, e*a = g mod m), two 4x5-limb
- * products instead of 59 passes over full-size numbers.
+ * products instead of 59 passes over full-size numbers. d and e stay in (-2m, m) and are reduced
+ * once, at the end.
  *
  * Numbers in this file are five signed 62-bit limbs, value = sum v[i] 2^(62 i); "normalised"
  * means v[0..3] in [0, 2^62) and v[4] holding the sign. The spare bits take the carries of the
- * matrix products. Signed right shifts are arithmetic (gcc and clang define them so).
+ * matrix products. Signed right shifts are arithmetic (gcc and clang define them so). Nothing
+ * here branches on or indexes by a value: the loops have fixed counts, choices are masks.
  */
 #include "modinv.h"
 
@@ -70,40 +72,57 @@ static void to_limbs(uint64_t a[4], const struct num *s)
 }
 
 /*
- * STEPS divsteps on the low words of f and g. Every choice is a mask: odd = g is odd, swap = odd
- * and delta > 0. eta is delta - 1/2, an integer, so delta > 0 is eta >= 0, its sign bit clear.
- * The matrix starts at 8 times the identity, so that after 59 steps it maps to 2^62 (f', g'),
- * the limb size; |u| + |v| and |q| + |r| at most double per step, so they stay within 2^62.
- * Each step loses the top valid bit of g (the shift), which leaves bit 0 exact for 59 steps.
+ * `steps` (at most 30) divsteps on the low words of f and g; t gets their matrix, with
+ * 2^steps (f', g') = (u f + v g, q f + r g). Every choice is a mask: pos = delta > 0, odd = g is
+ * odd, swap = both. eta is delta - 1/2, an integer, so delta > 0 is eta >= 0, its sign bit clear.
+ * g gains f, or loses it when pos (that negation depends on eta alone, so it is ready before g's
+ * parity is); when swapping, f then takes the old g, which is f + (g - f). The rows of the matrix
+ * follow the same updates, two entries at a time: U = u + 2^32 v and Q = q + 2^32 r, exact
+ * integers, since |u| + |v| and |q| + |r| at most double per step and stay within 2^30. g halves;
+ * the f row doubles instead, to keep the common factor 2^i. Each step loses the top valid bit of
+ * g (the shift), which leaves bit 0 exact for more steps than a batch has.
+ */
+static uint64_t divsteps_half(uint64_t eta, uint64_t f, uint64_t g, int steps, struct trans *t)
+{
+	uint64_t U = 1, Q = (uint64_t)1 << 32, pos, odd, swap;
+
+	for (int i = 0; i < steps; i++) {
+		pos = (eta >> 63) - 1;
+		odd = (uint64_t)0 - (g & 1);
+		swap = pos & odd;
+		g += ((f ^ pos) - pos) & odd;
+		Q += ((U ^ pos) - pos) & odd;
+		f += g & swap;
+		U += Q & swap;
+		eta = (eta ^ swap) + 1;		/* -eta when swapping, else eta + 1 */
+		g >>= 1;
+		U <<= 1;
+	}
+	t->u = (int32_t)(uint32_t)U;
+	t->v = (int64_t)(U - (uint64_t)t->u) >> 32;
+	t->q = (int32_t)(uint32_t)Q;
+	t->r = (int64_t)(Q - (uint64_t)t->q) >> 32;
+	return eta;
+}
+
+/*
+ * STEPS = 30 + 29 divsteps as one matrix: the second half starts from the low words that the
+ * first half's matrix gives, and the product is scaled by 8 so that it maps to 2^62 (f', g'),
+ * the limb size; its rows stay within 2^62 in absolute sum.
  */
 static uint64_t divsteps(uint64_t eta, uint64_t f, uint64_t g, struct trans *t)
 {
-	uint64_t u = 8, v = 0, q = 0, r = 8, odd, swap, x;
+	struct trans a, b;
+	uint64_t f2, g2;
 
-	for (int i = 0; i < STEPS; i++) {
-		odd = (uint64_t)0 - (g & 1);
-		swap = odd & ((eta >> 63) - 1);
-		/* g += f, or g -= f when swapping (then f takes the old g); the same for the rows */
-		x = (f ^ g) & swap;
-		g += ((f ^ swap) - swap) & odd;
-		f ^= x;
-		x = (u ^ q) & swap;
-		q += ((u ^ swap) - swap) & odd;
-		u ^= x;
-		x = (v ^ r) & swap;
-		r += ((v ^ swap) - swap) & odd;
-		v ^= x;
-		/* eta -> -eta when swapping, else eta + 1 */
-		eta = ((eta ^ swap) - swap) + (~swap & 1);
-		/* g halves; the f row doubles instead, to keep the common factor 2^i */
-		g >>= 1;
-		u <<= 1;
-		v <<= 1;
-	}
-	t->u = (int64_t)u;
-	t->v = (int64_t)v;
-	t->q = (int64_t)q;
-	t->r = (int64_t)r;
+	eta = divsteps_half(eta, f, g, 30, &a);
+	f2 = ((uint64_t)a.u * f + (uint64_t)a.v * g) >> 30;
+	g2 = ((uint64_t)a.q * f + (uint64_t)a.r * g) >> 30;
+	eta = divsteps_half(eta, f2, g2, STEPS - 30, &b);
+	t->u = 8 * (b.u * a.u + b.v * a.q);
+	t->v = 8 * (b.u * a.v + b.v * a.r);
+	t->q = 8 * (b.q * a.u + b.r * a.q);
+	t->r = 8 * (b.q * a.v + b.r * a.r);
 	return eta;
 }
 
@@ -127,58 +146,58 @@ static void update_fg(struct num *f, struct num *g, const struct trans *t)
 	g->v[4] = (int64_t)cg;
 }
 
-/*
- * s = s + m when s < 0, then s - m when that is >= m: for s in (-m, 2m) with carries to
- * propagate, the result is s mod m, normalised. If `negate` is all ones, s is negated first.
- */
-static void reduce(struct num *s, int64_t negate, const struct modinv_modulus *m)
+/* s += m when s < 0, for a normalised s; the result is normalised. */
+static void add_if_negative(struct num *s, const struct modinv_modulus *m)
 {
-	struct num t;
-	int64_t c = 0, mask;
+	int64_t c = 0, mask = s->v[4] >> 63;
 
-	for (int i = 0; i < 5; i++) {
-		c += (s->v[i] ^ negate) - negate;
-		s->v[i] = i < 4 ? (int64_t)((uint64_t)c & M62) : c;
-		c >>= 62;
-	}
-	mask = s->v[4] >> 63;
-	c = 0;
 	for (int i = 0; i < 5; i++) {
 		c += s->v[i] + (m->m[i] & mask);
 		s->v[i] = i < 4 ? (int64_t)((uint64_t)c & M62) : c;
 		c >>= 62;
 	}
-	c = 0;
+}
+
+/* s = s mod m in [0, m) for a normalised s in (-2m, m), negated first when `negate` is all ones. */
+static void normalize(struct num *s, int64_t negate, const struct modinv_modulus *m)
+{
+	int64_t c = 0;
+
+	add_if_negative(s, m);			/* (-m, m) */
 	for (int i = 0; i < 5; i++) {
-		c += s->v[i] - m->m[i];
-		t.v[i] = i < 4 ? (int64_t)((uint64_t)c & M62) : c;
+		c += (s->v[i] ^ negate) - negate;
+		s->v[i] = i < 4 ? (int64_t)((uint64_t)c & M62) : c;
 		c >>= 62;
 	}
-	mask = ~(t.v[4] >> 63);		/* s >= m */
-	for (int i = 0; i < 5; i++)
-		s->v[i] ^= (s->v[i] ^ t.v[i]) & mask;
+	add_if_negative(s, m);
 }
 
 /*
- * (d, e) = T (d, e) / 2^62 mod m for d, e in [0, m). Adding md m and me m, with md, me in
- * [0, 2^62) chosen so that the low 62 bits cancel, makes the division exact; since |u| + |v| <=
- * 2^62, the quotient is in (-m, 2m), and reduce() brings it back to [0, m).
+ * (d, e) = T (d, e) / 2^62 mod m, for d, e in (-2m, m), the result in the same range. md, me
+ * count the multiples of m added: one for d (or e) if it is negative, which brings it into
+ * (-m, m), minus the k in [0, 2^62) that makes the low 62 bits cancel, so that the division is
+ * exact. As |u| + |v| <= 2^62, u (d + m) + v e is in (-2^62 m, 2^62 m), and with -k m the
+ * quotient is in (-2m, m) again. No reduction is needed until the end.
  */
 static void update_de(struct num *d, struct num *e, const struct trans *t,
 	const struct modinv_modulus *m)
 {
+	uint64_t sd = (uint64_t)(d->v[4] >> 63), se = (uint64_t)(e->v[4] >> 63);
+	uint64_t md = ((uint64_t)t->u & sd) + ((uint64_t)t->v & se);
+	uint64_t me = ((uint64_t)t->q & sd) + ((uint64_t)t->r & se);
 	i128 cd = (i128)t->u * d->v[0] + (i128)t->v * e->v[0];
 	i128 ce = (i128)t->q * d->v[0] + (i128)t->r * e->v[0];
-	int64_t md = (int64_t)((0 - m->m_inv62 * (uint64_t)cd) & M62);
-	int64_t me = (int64_t)((0 - m->m_inv62 * (uint64_t)ce) & M62);
 
-	cd += (i128)md * m->m[0];
-	ce += (i128)me * m->m[0];
+	/* m_inv62 m = 1 mod 2^62: subtracting this k makes cd + md m a multiple of 2^62 */
+	md -= (m->m_inv62 * (uint64_t)cd + md) & M62;
+	me -= (m->m_inv62 * (uint64_t)ce + me) & M62;
+	cd += (i128)(int64_t)md * m->m[0];
+	ce += (i128)(int64_t)me * m->m[0];
 	cd >>= 62;
 	ce >>= 62;
 	for (int i = 1; i < 5; i++) {
-		cd += (i128)t->u * d->v[i] + (i128)t->v * e->v[i] + (i128)md * m->m[i];
-		ce += (i128)t->q * d->v[i] + (i128)t->r * e->v[i] + (i128)me * m->m[i];
+		cd += (i128)t->u * d->v[i] + (i128)t->v * e->v[i] + (i128)(int64_t)md * m->m[i];
+		ce += (i128)t->q * d->v[i] + (i128)t->r * e->v[i] + (i128)(int64_t)me * m->m[i];
 		d->v[i - 1] = (int64_t)((uint64_t)cd & M62);
 		e->v[i - 1] = (int64_t)((uint64_t)ce & M62);
 		cd >>= 62;
@@ -186,8 +205,6 @@ static void update_de(struct num *d, struct num *e, const struct trans *t,
 	}
 	d->v[4] = (int64_t)cd;
 	e->v[4] = (int64_t)ce;
-	reduce(d, 0, m);
-	reduce(e, 0, m);
 }
 
 void modinv(uint64_t r[4], const uint64_t a[4], const struct modinv_modulus *m)
@@ -205,7 +222,7 @@ void modinv(uint64_t r[4], const uint64_t a[4], const struct modinv_modulus *m)
 		update_fg(&f, &g, &t);
 	}
 	/* f = +-1 (or f = m and d = 0 for a = 0): a^-1 = d f, d negated when f is negative */
-	reduce(&d, f.v[4] >> 63, m);
+	normalize(&d, f.v[4] >> 63, m);
 	to_limbs(r, &d);
 	explicit_bzero(&d, sizeof(d));
 	explicit_bzero(&e, sizeof(e));
