@@ -126,24 +126,29 @@ static uint64_t divsteps(uint64_t eta, uint64_t f, uint64_t g, struct trans *t)
 	return eta;
 }
 
-/* (f, g) = T (f, g) / 2^62, exact: the divsteps made the low 62 bits of both products zero. */
-static void update_fg(struct num *f, struct num *g, const struct trans *t)
+/*
+ * (x, y) = (T (x, y) + (mx, my) m) / 2^62, with T's rows (u, v) for x and (q, r) for y: exact,
+ * because the caller's mx, my make the low 62 bits cancel (for f and g they are 0: the divsteps
+ * did it).
+ */
+static void apply(struct num *x, struct num *y, const struct trans *t, int64_t mx, int64_t my,
+	const int64_t m[5])
 {
-	i128 cf = (i128)t->u * f->v[0] + (i128)t->v * g->v[0];
-	i128 cg = (i128)t->q * f->v[0] + (i128)t->r * g->v[0];
+	i128 cx = (i128)t->u * x->v[0] + (i128)t->v * y->v[0] + (i128)mx * m[0];
+	i128 cy = (i128)t->q * x->v[0] + (i128)t->r * y->v[0] + (i128)my * m[0];
 
-	cf >>= 62;
-	cg >>= 62;
+	cx >>= 62;
+	cy >>= 62;
 	for (int i = 1; i < 5; i++) {
-		cf += (i128)t->u * f->v[i] + (i128)t->v * g->v[i];
-		cg += (i128)t->q * f->v[i] + (i128)t->r * g->v[i];
-		f->v[i - 1] = (int64_t)((uint64_t)cf & M62);
-		g->v[i - 1] = (int64_t)((uint64_t)cg & M62);
-		cf >>= 62;
-		cg >>= 62;
+		cx += (i128)t->u * x->v[i] + (i128)t->v * y->v[i] + (i128)mx * m[i];
+		cy += (i128)t->q * x->v[i] + (i128)t->r * y->v[i] + (i128)my * m[i];
+		x->v[i - 1] = (int64_t)((uint64_t)cx & M62);
+		y->v[i - 1] = (int64_t)((uint64_t)cy & M62);
+		cx >>= 62;
+		cy >>= 62;
 	}
-	f->v[4] = (int64_t)cf;
-	g->v[4] = (int64_t)cg;
+	x->v[4] = (int64_t)cx;
+	y->v[4] = (int64_t)cy;
 }
 
 /* s += m when s < 0, for a normalised s; the result is normalised. */
@@ -185,26 +190,14 @@ static void update_de(struct num *d, struct num *e, const struct trans *t,
 	uint64_t sd = (uint64_t)(d->v[4] >> 63), se = (uint64_t)(e->v[4] >> 63);
 	uint64_t md = ((uint64_t)t->u & sd) + ((uint64_t)t->v & se);
 	uint64_t me = ((uint64_t)t->q & sd) + ((uint64_t)t->r & se);
-	i128 cd = (i128)t->u * d->v[0] + (i128)t->v * e->v[0];
-	i128 ce = (i128)t->q * d->v[0] + (i128)t->r * e->v[0];
+	/* the low 64 bits of T (d, e); m_inv62 m = 1 mod 2^62, so subtracting
+	 * (m_inv62 (cd + md m) mod 2^62) from md makes cd + md m a multiple of 2^62 */
+	uint64_t cd = (uint64_t)t->u * (uint64_t)d->v[0] + (uint64_t)t->v * (uint64_t)e->v[0];
+	uint64_t ce = (uint64_t)t->q * (uint64_t)d->v[0] + (uint64_t)t->r * (uint64_t)e->v[0];
 
-	/* m_inv62 m = 1 mod 2^62: subtracting this k makes cd + md m a multiple of 2^62 */
-	md -= (m->m_inv62 * (uint64_t)cd + md) & M62;
-	me -= (m->m_inv62 * (uint64_t)ce + me) & M62;
-	cd += (i128)(int64_t)md * m->m[0];
-	ce += (i128)(int64_t)me * m->m[0];
-	cd >>= 62;
-	ce >>= 62;
-	for (int i = 1; i < 5; i++) {
-		cd += (i128)t->u * d->v[i] + (i128)t->v * e->v[i] + (i128)(int64_t)md * m->m[i];
-		ce += (i128)t->q * d->v[i] + (i128)t->r * e->v[i] + (i128)(int64_t)me * m->m[i];
-		d->v[i - 1] = (int64_t)((uint64_t)cd & M62);
-		e->v[i - 1] = (int64_t)((uint64_t)ce & M62);
-		cd >>= 62;
-		ce >>= 62;
-	}
-	d->v[4] = (int64_t)cd;
-	e->v[4] = (int64_t)ce;
+	md -= (m->m_inv62 * cd + md) & M62;
+	me -= (m->m_inv62 * ce + me) & M62;
+	apply(d, e, t, (int64_t)md, (int64_t)me, m->m);
 }
 
 void modinv(uint64_t r[4], const uint64_t a[4], const struct modinv_modulus *m)
@@ -219,7 +212,7 @@ void modinv(uint64_t r[4], const uint64_t a[4], const struct modinv_modulus *m)
 		eta = divsteps(eta, (uint64_t)f.v[0] | ((uint64_t)f.v[1] << 62),
 			(uint64_t)g.v[0] | ((uint64_t)g.v[1] << 62), &t);
 		update_de(&d, &e, &t, m);
-		update_fg(&f, &g, &t);
+		apply(&f, &g, &t, 0, 0, m->m);
 	}
 	/* f = +-1 (or f = m and d = 0 for a = 0): a^-1 = d f, d negated when f is negative */
 	normalize(&d, f.v[4] >> 63, m);
