@@ -112,6 +112,8 @@ int field_x_mod_n_is(const uint8_t X[32], const uint8_t Z[32], const uint8_t r[3
 
 	scalar_from_bytes(&x, X);
 	scalar_from_bytes(&z2, Z);
+	if ((z2.v[0] | z2.v[1] | z2.v[2] | z2.v[3]) == 0)
+		return 0;			/* the point at infinity: no x at all */
 	mont_mul(z2.v, z2.v, R2);		/* Z R */
 	mont_mul(z2.v, z2.v, z2.v);		/* Z^2 R */
 	scalar_from_bytes(&c, r);

@@ -19,9 +19,9 @@ void field_affine(uint8_t x[32], uint8_t *y, const uint8_t X[32], const uint8_t 
 	const uint8_t Z[32]);
 
 /*
- * 1 when the affine x of the Jacobian point (X, Y, Z), Z not 0, reduced mod n equals r < n,
- * else 0: X = c Z^2 for c = r or c = r + n < p, compared without inverting Z. For the public
- * values of a verification only (variable time).
+ * 1 when the affine x of the Jacobian point (X, Y, Z) reduced mod n equals r < n, else 0 (also
+ * for Z = 0, the point at infinity): X = c Z^2 for c = r or c = r + n < p, compared without
+ * inverting Z. For the public values of a verification only (variable time).
  */
 int field_x_mod_n_is(const uint8_t X[32], const uint8_t Z[32], const uint8_t r[32]);
 

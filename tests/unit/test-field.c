@@ -4,7 +4,8 @@
  * on 100,000 random (X, Y, Z) below p from a fixed seed, with limbs of 0 and all ones mixed in
  * to hit the carries of the Montgomery reduction, and the edges 0, 1, 2, p-2, p-1 for each
  * coordinate (Z = 0 gives x = y = 0). With y NULL only x is written. The verification's
- * comparison field_x_mod_n_is on 10,000 of them, with x = r, r + n, r + 1 and r + n - p.
+ * comparison field_x_mod_n_is on 10,000 of them, with x = r, r + n, r + 1 and r + n - p, and
+ * false for Z = 0 (infinity) whatever X and r, X = 0 included (0 = r 0^2).
  */
 #include <openssl/bn.h>
 
@@ -136,10 +137,13 @@ int main(void)
 	edges[3][31] -= 2;
 	memcpy(edges[4], TEST_P, 32);
 	edges[4][31] -= 1;
-	for (int i = 0; i < 5; i++)
-		for (int j = 0; j < 5; j++)
+	for (int i = 0; i < 5; i++) {
+		for (int j = 0; j < 5; j++) {
 			for (int k = 0; k < 5; k++)
 				check(edges[i], edges[j], edges[k]);
+			CHECK(field_x_mod_n_is(edges[i], edges[0], edges[j]) == 0);
+		}
+	}
 	for (int i = 0; i < 100000; i++) {
 		random_below_p(&g, X);
 		random_below_p(&g, Y);
