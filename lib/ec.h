@@ -15,8 +15,9 @@ const EC_GROUP *ec_group(void);
 
 /*
  * x = the affine x coordinate of k*G for a secret 1 <= k < n, in constant time: k goes to OpenSSL
- * as the 33-byte encoding of k + n (see scalar_plus_n_bytes) in a BN_FLG_CONSTTIME BIGNUM. x is
- * public (it becomes r). Optionally also y.
+ * as the 33-byte encoding of k + n (see scalar_plus_n_bytes) in a BN_FLG_CONSTTIME BIGNUM, and
+ * the result's Jacobian coordinates come back to our constant-time field_affine. x is public (it
+ * becomes r). Optionally also y.
  */
 int ec_base_mul(const scalar *k, uint8_t x[32], uint8_t y[32]);
 
