@@ -129,10 +129,11 @@ static uint64_t divsteps(uint64_t eta, uint64_t f, uint64_t g, struct trans *t)
 /*
  * (x, y) = (T (x, y) + (mx, my) m) / 2^62, with T's rows (u, v) for x and (q, r) for y: exact,
  * because the caller's mx, my make the low 62 bits cancel (for f and g they are 0: the divsteps
- * did it).
+ * did it). Always inlined: with mx = my = 0 for f and g the compiler drops those products, which
+ * a call kept (1.89 against 1.73 us per inversion in bench-sign).
  */
-static void apply(struct num *x, struct num *y, const struct trans *t, int64_t mx, int64_t my,
-	const int64_t m[5])
+static inline __attribute__((always_inline)) void apply(struct num *x, struct num *y,
+	const struct trans *t, int64_t mx, int64_t my, const int64_t m[5])
 {
 	i128 cx = (i128)t->u * x->v[0] + (i128)t->v * y->v[0] + (i128)mx * m[0];
 	i128 cy = (i128)t->q * x->v[0] + (i128)t->r * y->v[0] + (i128)my * m[0];
