@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Latency of the signing core next to OpenSSL's own ECDSA on the same key, digests and signatures,
- * and the signing rate of p256_sign on several threads.
+ * Latency of the signing core next to OpenSSL's own ECDSA on the same key, digests and signatures
+ * (and of the core's safegcd inversion alone), and the signing rate of p256_sign on several
+ * threads.
  *
  *   bench-sign [--rounds N] [--batch N] [--json]
  *   bench-sign --throughput [--threads N] [--seconds S] [--json]
@@ -25,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "modinv.h"
 #include "p256.h"
 
 #define DIGESTS 64	/* digests cycled through; a signature per digest for the verifiers */
@@ -83,6 +85,27 @@ static int op_openssl_verify(struct fixture *f, int i)
 		P256_DIGEST_LEN) == 1 ? 0 : -1;
 }
 
+/* The safegcd inversion alone (lib/modinv.c), of the digest's bytes below the modulus. */
+static int inverse(struct fixture *f, int i, const struct modinv_modulus *m)
+{
+	uint64_t a[4], r[4];
+
+	memcpy(a, f->digest[i], sizeof(a));
+	a[3] >>= 1;				/* below n and p */
+	modinv(r, a, m);
+	return r[0] == 0 && r[1] == 0 && r[2] == 0 && r[3] == 0 ? -1 : 0;
+}
+
+static int op_inverse_n(struct fixture *f, int i)
+{
+	return inverse(f, i, &MODINV_N);
+}
+
+static int op_inverse_p(struct fixture *f, int i)
+{
+	return inverse(f, i, &MODINV_P);
+}
+
 static const struct {
 	const char *name;	/* JSON field, microseconds per operation */
 	const char *label;
@@ -94,6 +117,8 @@ static const struct {
 	{ "verify_us", "p256_verify", op_verify },
 	{ "openssl_sign_us", "OpenSSL EVP_PKEY_sign", op_openssl_sign },
 	{ "openssl_verify_us", "OpenSSL EVP_PKEY_verify", op_openssl_verify },
+	{ "inverse_n_us", "inversion mod n (safegcd)", op_inverse_n },
+	{ "inverse_p_us", "inversion mod p (safegcd)", op_inverse_p },
 };
 #define NOPS (sizeof(OPS) / sizeof(OPS[0]))
 enum { SIGN, SIGN_DET, SIGN_CHECKED, VERIFY, OSSL_SIGN, OSSL_VERIFY };
@@ -368,14 +393,18 @@ int main(int argc, char **argv)
 			json_object_set_new(out, OPS[op].name, json_real(us[op]));
 		if (out != NULL && r == 0) {
 			json_object_set_new(out, "sign_ratio", json_real(us[SIGN] / us[OSSL_SIGN]));
+			json_object_set_new(out, "sign_checked_ratio",
+				json_real(us[SIGN_CHECKED] / us[OSSL_SIGN]));
 			json_object_set_new(out, "verify_ratio", json_real(us[VERIFY] / us[OSSL_VERIFY]));
 		}
 		if (!json && r == 0) {
 			printf("median us per operation, %d rounds of %d:\n", rounds, batch);
 			for (size_t op = 0; op < NOPS; op++)
 				printf("  %-30s %8.2f\n", OPS[op].label, us[op]);
-			printf("  sign / OpenSSL sign     %6.3f\n", us[SIGN] / us[OSSL_SIGN]);
-			printf("  verify / OpenSSL verify %6.3f\n", us[VERIFY] / us[OSSL_VERIFY]);
+			printf("  sign / OpenSSL sign           %6.3f\n", us[SIGN] / us[OSSL_SIGN]);
+			printf("  sign_checked / OpenSSL sign   %6.3f\n",
+				us[SIGN_CHECKED] / us[OSSL_SIGN]);
+			printf("  verify / OpenSSL verify       %6.3f\n", us[VERIFY] / us[OSSL_VERIFY]);
 		}
 	}
 	if (out == NULL) {

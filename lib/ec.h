@@ -15,10 +15,18 @@ const EC_GROUP *ec_group(void);
 
 /*
  * x = the affine x coordinate of k*G for a secret 1 <= k < n, in constant time: k goes to OpenSSL
- * as the 33-byte encoding of k + n (see scalar_plus_n_bytes) in a BN_FLG_CONSTTIME BIGNUM. x is
- * public (it becomes r). Optionally also y.
+ * as the 33-byte encoding of k + n (see scalar_plus_n_bytes) in a BN_FLG_CONSTTIME BIGNUM, and
+ * the result's Jacobian coordinates come back to our constant-time field_affine. x is public (it
+ * becomes r). Optionally also y.
  */
 int ec_base_mul(const scalar *k, uint8_t x[32], uint8_t y[32]);
+
+/*
+ * The Jacobian coordinates X, Y (if Y is not NULL), Z of p as 32-byte big-endian values, each
+ * below the field prime (ec-jacobian.c says why it is a file of its own).
+ */
+int ec_jacobian_bytes(const EC_GROUP *g, const EC_POINT *p, uint8_t X[32], uint8_t *Y,
+	uint8_t Z[32], BN_CTX *ctx);
 
 /* Decodes 65-byte uncompressed or 64-byte x||y into a point on the curve; P256_ERR_POINT otherwise. */
 int ec_point_decode(const uint8_t *in, size_t len, EC_POINT **out, BN_CTX *ctx);

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "modinv.h"
+
 __extension__ typedef unsigned __int128 u128;
 
 /* n, the order of the P-256 base point. */
@@ -189,126 +191,14 @@ void scalar_mont_mul(scalar *r, const scalar *a, const scalar *b)
 	mont_reduce(r->v, t0, t1, t2, t3, t4, t5, t6, t7);
 }
 
-void scalar_mont_sqr(scalar *r, const scalar *a)
-{
-	const uint64_t *x = a->v;
-	uint64_t t1, t2, t3, t4, t5, t6, t7, s0, s1, s2, s3, s4, s5, s6, s7, c;
-
-	/* the cross products x[i]*x[j], i < j, once ... */
-	c = mac(&t1, x[0], x[1], 0, 0);
-	c = mac(&t2, x[0], x[2], c, 0);
-	t4 = mac(&t3, x[0], x[3], c, 0);
-	c = mac(&t3, x[1], x[2], t3, 0);
-	t5 = mac(&t4, x[1], x[3], t4, c);
-	t6 = mac(&t5, x[2], x[3], t5, 0);
-	/* ... doubled ... */
-	t7 = t6 >> 63;
-	t6 = (t6 << 1) | (t5 >> 63);
-	t5 = (t5 << 1) | (t4 >> 63);
-	t4 = (t4 << 1) | (t3 >> 63);
-	t3 = (t3 << 1) | (t2 >> 63);
-	t2 = (t2 << 1) | (t1 >> 63);
-	t1 <<= 1;
-	/* ... plus the squares x[i]^2 */
-	s1 = mac(&s0, x[0], x[0], 0, 0);
-	s3 = mac(&s2, x[1], x[1], 0, 0);
-	s5 = mac(&s4, x[2], x[2], 0, 0);
-	s7 = mac(&s6, x[3], x[3], 0, 0);
-	c = adc(&t1, t1, s1, 0);
-	c = adc(&t2, t2, s2, c);
-	c = adc(&t3, t3, s3, c);
-	c = adc(&t4, t4, s4, c);
-	c = adc(&t5, t5, s5, c);
-	c = adc(&t6, t6, s6, c);
-	adc(&t7, t7, s7, c);
-	mont_reduce(r->v, s0, t1, t2, t3, t4, t5, t6, t7);
-}
-
 void scalar_to_mont(scalar *r, const scalar *a)
 {
 	scalar_mont_mul(r, a, &R2);
 }
 
-/* Bit i (0..127) of the low half of n - 2, the part of the exponent done by windows. */
-static unsigned low_bit(int i)
+void scalar_inv(scalar *r, const scalar *a)
 {
-	static const uint64_t LOW[2] = { 0xf3b9cac2fc63254f, 0xbce6faada7179e84 };
-
-	return (unsigned)(LOW[i / 64] >> (i % 64)) & 1;
-}
-
-/* acc = acc^(2^count) */
-static void sqr_times(scalar *acc, int count)
-{
-	for (int i = 0; i < count; i++)
-		scalar_mont_sqr(acc, acc);
-}
-
-void scalar_mont_inv(scalar *r, const scalar *a)
-{
-	/*
-	 * a^(n-2) by an addition chain. The exponent is public, so its bits may steer branches and
-	 * table indices; only the value a is secret. The high half of n - 2 is
-	 * ffffffff 00000000 ffffffff ffffffff: runs of ones, from a^(2^32-1). The low half is done
-	 * by 4-bit sliding windows over the odd powers a^1, a^3, ..., a^15. 255 squarings and 40
-	 * multiplications, against 256 and 78 for fixed 4-bit windows.
-	 */
-	scalar odd[8], a2, x4, x8, x16, x32, acc;
-
-	scalar_mont_sqr(&a2, a);
-	odd[0] = *a;
-	for (int i = 1; i < 8; i++)
-		scalar_mont_mul(&odd[i], &odd[i - 1], &a2);	/* odd[i] = a^(2i+1) */
-
-	/* x_k = a^(2^k - 1) */
-	x4 = odd[1];					/* a^3 */
-	sqr_times(&x4, 2);
-	scalar_mont_mul(&x4, &x4, &odd[1]);
-	x8 = x4;
-	sqr_times(&x8, 4);
-	scalar_mont_mul(&x8, &x8, &x4);
-	x16 = x8;
-	sqr_times(&x16, 8);
-	scalar_mont_mul(&x16, &x16, &x8);
-	x32 = x16;
-	sqr_times(&x32, 16);
-	scalar_mont_mul(&x32, &x32, &x16);
-
-	acc = x32;
-	sqr_times(&acc, 64);
-	scalar_mont_mul(&acc, &acc, &x32);
-	sqr_times(&acc, 32);
-	scalar_mont_mul(&acc, &acc, &x32);
-
-	/* bits 127..0, most significant first: a window starts at a one bit and ends at the lowest
-	 * one bit within 4 bits, so that its value is odd. */
-	for (int bit = 127; bit >= 0;) {
-		uint64_t w;
-		int low;
-
-		if (!low_bit(bit)) {
-			scalar_mont_sqr(&acc, &acc);
-			bit--;
-			continue;
-		}
-		low = bit - 3 < 0 ? 0 : bit - 3;
-		while (!low_bit(low))
-			low++;
-		w = 0;
-		for (int i = bit; i >= low; i--)
-			w = (w << 1) | low_bit(i);
-		sqr_times(&acc, bit - low + 1);
-		scalar_mont_mul(&acc, &acc, &odd[w >> 1]);
-		bit = low - 1;
-	}
-	*r = acc;
-	explicit_bzero(odd, sizeof(odd));
-	scalar_wipe(&a2);
-	scalar_wipe(&x4);
-	scalar_wipe(&x8);
-	scalar_wipe(&x16);
-	scalar_wipe(&x32);
-	scalar_wipe(&acc);
+	modinv(r->v, a->v, &MODINV_N);
 }
 
 void scalar_plus_n_bytes(uint8_t out[33], const scalar *a)

@@ -31,14 +31,12 @@ void scalar_add(scalar *r, const scalar *a, const scalar *b);
 /* r = a * b / R mod n (Montgomery product). */
 void scalar_mont_mul(scalar *r, const scalar *a, const scalar *b);
 
-/* r = a * a / R mod n (Montgomery square; faster than scalar_mont_mul(r, a, a), same result). */
-void scalar_mont_sqr(scalar *r, const scalar *a);
-
 /* r = a * R mod n (into Montgomery form). */
 void scalar_to_mont(scalar *r, const scalar *a);
 
-/* r = a^-1 in Montgomery form, for a in Montgomery form (Fermat: a^(n-2)); a = 0 gives 0. */
-void scalar_mont_inv(scalar *r, const scalar *a);
+/* r = a^-1 mod n (not in Montgomery form), for a < n; a = 0 gives 0. Constant time (safegcd
+ * divsteps, lib/modinv.c). */
+void scalar_inv(scalar *r, const scalar *a);
 
 /* out = a + n as 33 big-endian bytes (a < n): a fixed-length encoding whose top byte is not zero
  * except with probability about 2^-32, for handing a secret scalar to OpenSSL's BIGNUM. */

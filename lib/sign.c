@@ -60,7 +60,7 @@ static int is_zero(const uint8_t *p, size_t n)
  */
 static int sign_with_k(const scalar *k, const scalar *d_mont, const scalar *e, uint8_t sig[64])
 {
-	scalar rs, t, u, km, kinv, s;
+	scalar rs, t, u, kinv, s;
 	uint8_t x[32];
 	int r;
 
@@ -70,8 +70,8 @@ static int sign_with_k(const scalar *k, const scalar *d_mont, const scalar *e, u
 	scalar_reduce(&rs, &rs);
 	scalar_mont_mul(&t, &rs, d_mont);	/* r*d (one operand in Montgomery form) */
 	scalar_add(&u, e, &t);			/* e + r*d */
-	scalar_to_mont(&km, k);
-	scalar_mont_inv(&kinv, &km);		/* k^-1 * R */
+	scalar_inv(&kinv, k);
+	scalar_to_mont(&kinv, &kinv);		/* k^-1 * R */
 	scalar_mont_mul(&s, &u, &kinv);		/* (e + r*d) / k */
 	scalar_to_bytes(sig, &rs);
 	scalar_to_bytes(sig + 32, &s);
@@ -80,7 +80,6 @@ static int sign_with_k(const scalar *k, const scalar *d_mont, const scalar *e, u
 out:
 	scalar_wipe(&t);
 	scalar_wipe(&u);
-	scalar_wipe(&km);
 	scalar_wipe(&kinv);
 	scalar_wipe(&s);
 	return r;

@@ -12,6 +12,8 @@
 #include <valgrind/memcheck.h>
 
 #include "drbg.h"
+#include "field.h"
+#include "modinv.h"
 #include "p256.h"
 #include "scalar.h"
 
@@ -59,12 +61,35 @@ static void scalar_functions(const uint8_t a_bytes[32], const uint8_t b_bytes[32
 	scalar_add(&r, &r, &b);
 	scalar_mont_mul(&r, &r, &b);
 	scalar_to_mont(&r, &r);
-	scalar_mont_inv(&r, &r);
+	scalar_inv(&r, &r);
 	scalar_plus_n_bytes(out, &r);
 	scalar_to_bytes(out, &r);
 	scalar_wipe(&r);
 	scalar_wipe(&a);
 	scalar_wipe(&b);
+}
+
+/*
+ * The safegcd inversion on a secret input, mod n (k^-1) and mod p (the nonce point's Z^-1), and
+ * the affine conversion of a secret Jacobian point; results are only stored.
+ */
+static void inversions(const uint8_t a_bytes[32], const uint8_t b_bytes[32])
+{
+	uint8_t X[32], Z[32], x[32], y[32];
+	scalar a, r;
+
+	scalar_from_bytes(&a, a_bytes);
+	modinv(r.v, a.v, &MODINV_N);
+	scalar_wipe(&r);
+	a.v[3] &= 0x7fffffffffffffff;	/* below p */
+	modinv(r.v, a.v, &MODINV_P);
+	scalar_wipe(&r);
+	scalar_to_bytes(Z, &a);
+	scalar_wipe(&a);
+	memcpy(X, b_bytes, 32);
+	X[0] &= 0x7f;
+	field_affine(x, y, X, X, Z);
+	field_affine(x, NULL, X, NULL, Z);
 }
 
 static void drbg_functions(const uint8_t x[32], const uint8_t h1[32])
@@ -118,6 +143,7 @@ int main(void)
 	p256_key_clear(&key);
 
 	scalar_functions(d, other);
+	inversions(other, d);
 	drbg_functions(d, digest);
 
 	/* Key files (base64 decoding, the key copy) have their own memcheck test: tests/keys/test-keys-ct.c. */

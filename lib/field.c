@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Montgomery multiplication modulo p = 2^256 - 2^224 + 2^192 + 2^96 - 1 (R = 2^256) on four
+ * 64-bit limbs, least significant first, by the textbook word-by-word method (CIOS). Three to
+ * five products per signature, so the plain loops are fast enough; p = -1 mod 2^64 makes the
+ * reduction factor of each word the word itself (-p^-1 mod 2^64 = 1).
+ */
+#include "field.h"
+
+#include <string.h>
+
+#include "modinv.h"
+#include "scalar.h"
+
+__extension__ typedef unsigned __int128 u128;
+
+static const uint64_t P[4] = {
+	0xffffffffffffffff, 0x00000000ffffffff, 0x0000000000000000, 0xffffffff00000001
+};
+/* R^2 mod p */
+static const uint64_t R2[4] = {
+	0x0000000000000003, 0xfffffffbffffffff, 0xfffffffffffffffe, 0x00000004fffffffd
+};
+
+/* d = a - p; returns the borrow (1 when a < p). */
+static uint64_t sub_p(uint64_t d[4], const uint64_t a[4])
+{
+	uint64_t borrow = 0;
+
+	for (int j = 0; j < 4; j++) {
+		u128 c = (u128)a[j] - P[j] - borrow;
+		d[j] = (uint64_t)c;
+		borrow = (uint64_t)(c >> 64) & 1;
+	}
+	return borrow;
+}
+
+/* r = a * b / R mod p for a, b < p; r may alias a or b. */
+static void mont_mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4])
+{
+	uint64_t t[6] = { 0 }, d[4], mask;
+	u128 c;
+
+	for (int i = 0; i < 4; i++) {
+		uint64_t carry = 0, m;
+
+		for (int j = 0; j < 4; j++) {		/* t += a[i] * b */
+			c = (u128)a[i] * b[j] + t[j] + carry;
+			t[j] = (uint64_t)c;
+			carry = (uint64_t)(c >> 64);
+		}
+		c = (u128)t[4] + carry;
+		t[4] = (uint64_t)c;
+		t[5] = (uint64_t)(c >> 64);
+		m = t[0];				/* t + m p = 0 mod 2^64 */
+		c = (u128)m * P[0] + t[0];
+		carry = (uint64_t)(c >> 64);
+		for (int j = 1; j < 4; j++) {		/* t = (t + m p) / 2^64 */
+			c = (u128)m * P[j] + t[j] + carry;
+			t[j - 1] = (uint64_t)c;
+			carry = (uint64_t)(c >> 64);
+		}
+		c = (u128)t[4] + carry;
+		t[3] = (uint64_t)c;
+		t[4] = t[5] + (uint64_t)(c >> 64);
+	}
+	/* t < 2p: subtract p unless that borrows (and t[4], the bit above, is clear) */
+	mask = (uint64_t)0 - (t[4] | (sub_p(d, t) ^ 1));
+	for (int j = 0; j < 4; j++)
+		r[j] = (d[j] & mask) | (t[j] & ~mask);
+	explicit_bzero(t, sizeof(t));
+	explicit_bzero(d, sizeof(d));
+}
+
+void field_affine(uint8_t x[32], uint8_t *y, const uint8_t X[32], const uint8_t *Y,
+	const uint8_t Z[32])
+{
+	scalar zi, zi2, v;	/* values mod p, in scalar's limbs (its byte conversions do not reduce) */
+
+	scalar_from_bytes(&zi, Z);
+	modinv(zi.v, zi.v, &MODINV_P);
+	mont_mul(zi.v, zi.v, R2);		/* Z^-1 R */
+	mont_mul(zi2.v, zi.v, zi.v);		/* Z^-2 R */
+	scalar_from_bytes(&v, X);
+	mont_mul(v.v, v.v, zi2.v);		/* X / Z^2 */
+	scalar_to_bytes(x, &v);
+	if (y != NULL) {
+		mont_mul(zi.v, zi.v, zi2.v);	/* Z^-3 R */
+		scalar_from_bytes(&v, Y);
+		mont_mul(v.v, v.v, zi.v);	/* Y / Z^3 */
+		scalar_to_bytes(y, &v);
+	}
+	scalar_wipe(&zi);
+	scalar_wipe(&zi2);
+	scalar_wipe(&v);
+}
+
+/* 1 when c Z^2 = X mod p, for c < p and z2 = Z^2 R mod p. */
+static int x_equals(const uint64_t X[4], const uint64_t z2[4], const uint64_t c[4])
+{
+	uint64_t t[4];
+
+	mont_mul(t, c, z2);
+	return memcmp(t, X, sizeof(t)) == 0;
+}
+
+int field_x_mod_n_is(const uint8_t X[32], const uint8_t Z[32], const uint8_t r[32])
+{
+	scalar x, z2, c;
+	uint8_t rn[33];
+	uint64_t d[4];
+
+	scalar_from_bytes(&x, X);
+	scalar_from_bytes(&z2, Z);
+	if ((z2.v[0] | z2.v[1] | z2.v[2] | z2.v[3]) == 0)
+		return 0;			/* the point at infinity: no x at all */
+	mont_mul(z2.v, z2.v, R2);		/* Z R */
+	mont_mul(z2.v, z2.v, z2.v);		/* Z^2 R */
+	scalar_from_bytes(&c, r);
+	if (x_equals(x.v, z2.v, c.v))
+		return 1;
+	/* the affine x may also be r + n, when that is below p */
+	scalar_plus_n_bytes(rn, &c);
+	scalar_from_bytes(&c, rn + 1);
+	return rn[0] == 0 && sub_p(d, c.v) == 1 && x_equals(x.v, z2.v, c.v);
+}

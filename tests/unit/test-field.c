@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The affine conversion of lib/field.c (x = X / Z^2, y = Y / Z^3 mod p) against OpenSSL's BIGNUM
+ * on 100,000 random (X, Y, Z) below p from a fixed seed, with limbs of 0 and all ones mixed in
+ * to hit the carries of the Montgomery reduction, and the edges 0, 1, 2, p-2, p-1 for each
+ * coordinate (Z = 0 gives x = y = 0). With y NULL only x is written. The verification's
+ * comparison field_x_mod_n_is on 10,000 of them, with x = r, r + n, r + 1 and r + n - p, and
+ * false for Z = 0 (infinity) whatever X and r, X = 0 included (0 = r 0^2).
+ */
+#include <openssl/bn.h>
+
+#include "field.h"
+#include "testutil.h"
+
+static BN_CTX *ctx;
+static BIGNUM *p, *n;
+
+static const uint8_t TEST_P[32] = {
+	0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+};
+
+/* out = v mod p as 32 bytes; v is 32 bytes */
+static void reduce_p(uint8_t out[32], const uint8_t v[32])
+{
+	BIGNUM *b = BN_bin2bn(v, 32, NULL);
+
+	if (b == NULL || BN_nnmod(b, b, p, ctx) != 1 || BN_bn2binpad(b, out, 32) != 32)
+		test_fatal("BN_nnmod");
+	BN_free(b);
+}
+
+/* want = c * z^-e mod p (0 when z = 0) */
+static void expected(uint8_t want[32], const uint8_t c[32], const uint8_t z[32], int e)
+{
+	BIGNUM *cb = BN_bin2bn(c, 32, NULL), *zb = BN_bin2bn(z, 32, NULL), *t = BN_new();
+
+	if (cb == NULL || zb == NULL || t == NULL)
+		test_fatal("BN_new");
+	if (BN_is_zero(zb))
+		BN_zero(t);
+	else if (BN_mod_inverse(zb, zb, p, ctx) == NULL || !BN_set_word(t, (BN_ULONG)e) ||
+	    BN_mod_exp(zb, zb, t, p, ctx) != 1 || BN_mod_mul(t, cb, zb, p, ctx) != 1)
+		test_fatal("BN_mod_inverse");
+	if (BN_bn2binpad(t, want, 32) != 32)
+		test_fatal("BN_bn2binpad");
+	BN_free(cb);
+	BN_free(zb);
+	BN_free(t);
+}
+
+static void check(const uint8_t X[32], const uint8_t Y[32], const uint8_t Z[32])
+{
+	uint8_t x[32], y[32], wx[32], wy[32], only_x[32];
+
+	expected(wx, X, Z, 2);
+	expected(wy, Y, Z, 3);
+	field_affine(x, y, X, Y, Z);
+	CHECK_MEM(x, wx, 32);
+	CHECK_MEM(y, wy, 32);
+	field_affine(only_x, NULL, X, NULL, Z);
+	CHECK_MEM(only_x, wx, 32);
+}
+
+/* X = c Z^2 mod p as 32 bytes, c any BIGNUM below 2^257 */
+static void x_of(uint8_t X[32], const BIGNUM *c, const uint8_t Z[32])
+{
+	BIGNUM *z = BN_bin2bn(Z, 32, NULL), *t = BN_new();
+
+	if (z == NULL || t == NULL || BN_mod_sqr(t, z, p, ctx) != 1 ||
+	    BN_mod_mul(t, t, c, p, ctx) != 1 || BN_bn2binpad(t, X, 32) != 32)
+		test_fatal("BN_mod_mul");
+	BN_free(z);
+	BN_free(t);
+}
+
+/*
+ * field_x_mod_n_is for r < n and Z not 0: true for x = r, and for x = r + n when that is below
+ * p (r small); false for x = r + 1, and for x = r + n - p when r + n >= p (the value that would
+ * match if the comparison forgot that x < p).
+ */
+static void check_x_mod_n(const uint8_t Z[32], uint8_t r_bytes[32])
+{
+	BIGNUM *r = BN_bin2bn(r_bytes, 32, NULL), *c = BN_new();
+	uint8_t X[32];
+
+	if (r == NULL || c == NULL || BN_nnmod(r, r, n, ctx) != 1 ||
+	    BN_bn2binpad(r, r_bytes, 32) != 32)
+		test_fatal("BN_nnmod");
+	x_of(X, r, Z);
+	CHECK(field_x_mod_n_is(X, Z, r_bytes) == 1);
+	BN_add(c, r, BN_value_one());
+	x_of(X, c, Z);
+	CHECK(field_x_mod_n_is(X, Z, r_bytes) == 0);
+	BN_add(c, r, n);
+	if (BN_cmp(c, p) < 0) {
+		x_of(X, c, Z);
+		CHECK(field_x_mod_n_is(X, Z, r_bytes) == 1);
+	} else {
+		BN_sub(c, c, p);
+		x_of(X, c, Z);
+		CHECK(field_x_mod_n_is(X, Z, r_bytes) == 0);
+	}
+	BN_free(r);
+	BN_free(c);
+}
+
+/* A value below p: random, with each 64-bit limb sometimes 0 or all ones. */
+static void random_below_p(struct prng *g, uint8_t out[32])
+{
+	uint8_t v[32];
+
+	prng_bytes(g, v, 32);
+	for (int i = 0; i < 4; i++) {
+		uint64_t how = prng_u64(g) % 6;
+
+		if (how == 0)
+			memset(v + 8 * i, 0, 8);
+		else if (how == 1)
+			memset(v + 8 * i, 0xff, 8);
+	}
+	reduce_p(out, v);
+}
+
+int main(void)
+{
+	struct prng g = { 0xf1e1d };
+	uint8_t edges[5][32], X[32], Y[32], Z[32];
+
+	if ((ctx = BN_CTX_new()) == NULL || (p = BN_bin2bn(TEST_P, 32, NULL)) == NULL ||
+	    (n = BN_bin2bn(TEST_N, 32, NULL)) == NULL)
+		test_fatal("BN_CTX_new");
+	memset(edges, 0, sizeof(edges));	/* 0, 1, 2, p-2, p-1 */
+	edges[1][31] = 1;
+	edges[2][31] = 2;
+	memcpy(edges[3], TEST_P, 32);
+	edges[3][31] -= 2;
+	memcpy(edges[4], TEST_P, 32);
+	edges[4][31] -= 1;
+	for (int i = 0; i < 5; i++) {
+		for (int j = 0; j < 5; j++) {
+			for (int k = 0; k < 5; k++)
+				check(edges[i], edges[j], edges[k]);
+			CHECK(field_x_mod_n_is(edges[i], edges[0], edges[j]) == 0);
+		}
+	}
+	for (int i = 0; i < 100000; i++) {
+		random_below_p(&g, X);
+		random_below_p(&g, Y);
+		random_below_p(&g, Z);
+		check(X, Y, Z);
+		if (i % 10 != 0 || all_zero(Z, 32))
+			continue;
+		prng_bytes(&g, X, 32);
+		if (i % 20 == 0)		/* r below p - n, so that r + n < p */
+			memset(X, 0, 16);
+		check_x_mod_n(Z, X);
+	}
+	BN_free(p);
+	BN_free(n);
+	BN_CTX_free(ctx);
+	return test_done("test-field");
+}
