@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The libseccomp backend of sandbox.h: one allowlist per role, anything else kills the process
- * with SIGSYS. The lists, with the reason for each entry, are docs/sandbox-syscalls.md; keep the
+ * with SIGSYS. The lists, with the reason for each entry, are docs/security.md; keep the
  * two in step. Written and tested for x86_64 (where fork is clone and recv is recvfrom); any
  * other architecture is refused rather than guessed at.
  */

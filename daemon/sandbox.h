@@ -6,7 +6,7 @@
 
 /*
  * The last step of a role's privilege drop: one system-call allowlist per role, installed for
- * good (docs/sandbox-syscalls.md lists every entry and why). The libseccomp backend
+ * good (docs/security.md lists every entry and why). The libseccomp backend
  * (sandbox-seccomp.c) kills the whole process with SIGSYS on any call outside its list; the
  * no-op backend (sandbox-none.c, -Dseccomp=disabled) enforces nothing. Filters stack and are
  * inherited across fork: a process can only narrow what it was given.
