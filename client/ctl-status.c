@@ -69,8 +69,12 @@ static void print_status(const json_t *st)
 
 	printf("%-14s %s\n", "version", str_member(st, "version"));
 	print_uptime(int_member(st, "uptime_s"));
-	printf("%-14s %lld (%lld alive)\n", "workers", (long long)int_member(st, "workers"),
-		(long long)int_member(st, "workers_alive"));
+	printf("%-14s %lld (%lld alive, %lld replaced, %lld of them hung)\n", "signers",
+		(long long)int_member(st, "workers"), (long long)int_member(st, "workers_alive"),
+		(long long)int_member(st, "workers_replaced"),
+		(long long)int_member(st, "workers_hung"));
+	printf("%-14s %lld\n", "resent", (long long)int_member(st, "requests_resent"));
+	printf("%-14s %lld\n", "key set", (long long)int_member(st, "key_set"));
 	printf("%-14s %lld\n", "requests", (long long)int_member(st, "requests"));
 	printf("%-14s %lld\n", "signatures", (long long)int_member(st, "signatures"));
 	printf("%-14s %lld\n", "in flight", (long long)int_member(st, "inflight"));
@@ -104,21 +108,39 @@ int ctl_status(const struct ctl_options *o, int argc, char **argv)
 	return r;
 }
 
-/* Who may use a key, when the daemon reports it (an array of user or group names). */
-static void print_allowed(const json_t *key)
+/* One list of ids as "uid=33,1000"; nothing when empty. Returns whether it printed. */
+static int print_ids(const char *label, const json_t *ids, int after)
 {
-	const json_t *allow = json_object_get(key, "allow");
 	size_t i;
 	json_t *v;
 
-	if (!json_is_array(allow)) {
+	if (!json_is_array(ids) || json_array_size(ids) == 0)
+		return 0;
+	printf("%s%s=", after ? " " : "", label);
+	json_array_foreach(ids, i, v)
+		printf("%s%lld", i ? "," : "", (long long)json_integer_value(v));
+	return 1;
+}
+
+/* Who may use a key, as the daemon tells root: "uid=.. gid=..", "root+daemon" for a key without
+ * an allow list, "root" for an empty one; "-" when not told (a peer other than root). */
+static void print_allowed(const json_t *key)
+{
+	const json_t *allow = json_object_get(key, "allow");
+	int any;
+
+	if (allow == NULL) {
 		printf("-");
 		return;
 	}
-	json_array_foreach(allow, i, v)
-		printf("%s%s", i ? "," : "", shown(json_string_value(v)));
-	if (json_array_size(allow) == 0)
-		printf("nobody");
+	if (json_is_null(allow)) {
+		printf("root+daemon");
+		return;
+	}
+	any = print_ids("uid", json_object_get(allow, "users"), 0);
+	any |= print_ids("gid", json_object_get(allow, "groups"), any);
+	if (!any)
+		printf("root");
 }
 
 static void print_keys(const json_t *list)
@@ -127,14 +149,15 @@ static void print_keys(const json_t *list)
 	size_t i;
 	json_t *k;
 
-	printf("%-20s %-64s %-13s %-6s %10s %s\n", "NAME", "KEY ID", "NONCE", "VERIFY",
-		"SIGNATURES", "ALLOWED");
+	printf("%-20s %-64s %-13s %-6s %-10s %10s %s\n", "NAME", "KEY ID", "NONCE", "VERIFY",
+		"PURPOSE", "SIGNATURES", "ALLOWED");
 	json_array_foreach(keys, i, k) {
-		printf("%-20s %-64s %-13s %-6s %10lld ",
+		printf("%-20s %-64s %-13s %-6s %-10s %10lld ",
 			str_member(k, "name"),
 			str_member(k, "key_id"),
 			str_member(k, "nonce"),
 			json_is_true(json_object_get(k, "verify_after_sign")) ? "yes" : "no",
+			str_member(k, "purpose"),
 			(long long)int_member(k, "signatures"));
 		print_allowed(k);
 		putchar('\n');

@@ -6,6 +6,7 @@ Also runs examples/p256sign-example.c against the same daemon.
 Usage: test_ctl.py P256SIGND P256SIGNCTL P256SIGN-EXAMPLE"""
 import hashlib
 import json
+import re
 import os
 import signal
 import subprocess
@@ -85,13 +86,17 @@ check(ok(*sock, "ping").startswith(b"ok"), "ping")
 check(json.loads(ok(*sock, "--json", "ping"))["ok"] is True, "ping --json")
 check(ok("ping", env_socket=d.socket).startswith(b"ok"), "ping through $P256SIGN_SOCKET")
 table = ok(*sock, "status").decode()
-for row in ("version", "uptime", "workers", "requests", "signatures", "in flight", "errors"):
+for row in ("version", "uptime", "signers", "requests", "signatures", "in flight", "errors",
+            "resent", "key set"):
     check(row in table, "status table lacks %s:\n%s" % (row, table))
+check(re.search(r"signers +\d+ \(\d+ alive, 0 replaced, 0 of them hung\)", table),
+      "signers alive and replaced:\n" + table)
 st = json.loads(ok(*sock, "status", "--json"))
 for member in ("uptime_s", "workers", "requests", "inflight", "errors"):
     check(member in st, "status --json lacks %s" % member)
 table = ok(*sock, "keys").decode()
-check("rfc" in table and KEY_ID in table and "deterministic" in table, "keys table:\n" + table)
+check("rfc" in table and KEY_ID in table and "deterministic" in table and " any " in table and
+      table.rstrip().endswith("root+daemon"), "keys table (root sees who may use it):\n" + table)
 keys = json.loads(ok(*sock, "--json", "keys"))
 check([k["key_id"] for k in keys["keys"]] == [KEY_ID], "keys --json")
 
