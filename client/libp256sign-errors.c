@@ -21,7 +21,8 @@ _Static_assert(P256SIGN_E_SIGN_FAILED == -PROTO_E_SIGN_FAILED, "wire code");
 _Static_assert(P256SIGN_E_SHUTTING_DOWN == -PROTO_E_SHUTTING_DOWN, "wire code");
 _Static_assert(P256SIGN_E_DAEMON_TIMEOUT == -PROTO_E_TIMEOUT, "wire code");
 _Static_assert(P256SIGN_E_DENIED == -PROTO_E_DENIED, "wire code");
-_Static_assert(PROTO_E_MAX == 18, "a new wire code needs a P256SIGN_E_ code");
+_Static_assert(P256SIGN_E_BAD_TLS_CONTENT == -PROTO_E_BAD_TLS_CONTENT, "wire code");
+_Static_assert(PROTO_E_MAX == 19, "a new wire code needs a P256SIGN_E_ code");
 
 static const char *const local_messages[] = {
 	[-P256SIGN_E_CONNECT - 100] = "cannot connect to the p256sign daemon",

@@ -33,6 +33,8 @@ static const struct ipc_type_info {
 	    sizeof(struct ipc_signer), 0, 0),
 	T(IPC_RELOAD, "reload", PROC_PARENT, PROC_KEYHOLDER, 0, 0, 0),
 	T(IPC_RELOAD_FAILED, "reload-failed", PROC_KEYHOLDER, PROC_PARENT, 0, IPC_TEXT_MAX, 0),
+	T(IPC_SIGN_TLS, "sign-tls", PROC_PARENT, PROC_SIGNER, sizeof(struct ipc_sign_tls), 0,
+	    IPC_SIGNATURE),
 #undef T
 };
 

@@ -35,6 +35,7 @@ enum ipc_type {
 	IPC_SIGNER_RESTART,	/* parent -> keyholder: struct ipc_signer; kill it, start another */
 	IPC_RELOAD,		/* parent -> keyholder: no body; read the key set again */
 	IPC_RELOAD_FAILED,	/* keyholder -> parent: no fixed body; the reason as trailing text */
+	IPC_SIGN_TLS,		/* parent -> signer: struct ipc_sign_tls; answered by IPC_SIGNATURE */
 	IPC_TYPE_MAX,
 };
 
@@ -48,6 +49,12 @@ struct ipc_header {
 struct ipc_sign {
 	uint32_t key;		/* index into the signer's key table */
 	uint8_t digest[P256_DIGEST_LEN];
+};
+
+/* A handshake signature: the signer builds the signed content itself (proto/tls.h). */
+struct ipc_sign_tls {
+	uint32_t key;		/* first, as in struct ipc_sign */
+	struct proto_tls tls;
 };
 
 struct ipc_signature {
@@ -99,8 +106,9 @@ struct ipc_signer_exit {
  */
 #define IPC_ANSWERS_PER_WRITE 16
 
-/* The largest message between the parent and a signer, header included. */
+/* The largest answer of a signer, and the largest request to one, header included. */
 #define IPC_SIGNER_MSG_MAX (sizeof(struct ipc_header) + sizeof(struct ipc_signature))
+#define IPC_SIGNER_REQ_MAX (sizeof(struct ipc_header) + sizeof(struct ipc_sign_tls))
 
 /* The largest message on any channel. */
 #define IPC_MSG_MAX (sizeof(struct ipc_header) + IPC_TEXT_MAX)

@@ -31,9 +31,21 @@ int policy_allows(uid_t daemon_uid, const struct policy_peer *peer, const struct
 	if (!who)
 		return PROTO_E_DENIED;
 	/* A handshake key never signs a digest of the client's choosing, not even for root. */
-	if (op == POLICY_SIGN && purpose != POLICY_PURPOSE_ANY)
-		return PROTO_E_DENIED;
-	return 0;
+	return policy_purpose_allows(purpose, op) ? 0 : PROTO_E_DENIED;
+}
+
+int policy_purpose_allows(enum policy_purpose purpose, enum policy_op op)
+{
+	switch (purpose) {
+	case POLICY_PURPOSE_ANY:
+		return 1;
+	case POLICY_PURPOSE_TLS_SERVER:
+		return op == POLICY_SEE || op == POLICY_SIGN_TLS_SERVER;
+	case POLICY_PURPOSE_TLS_CLIENT:
+		return op == POLICY_SEE || op == POLICY_SIGN_TLS_CLIENT;
+	default:
+		return 0;
+	}
 }
 
 const char *policy_purpose_name(enum policy_purpose purpose)

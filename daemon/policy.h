@@ -38,16 +38,22 @@ struct policy_peer {
 enum policy_op {
 	POLICY_SEE,			/* PUBKEY, VERIFY by name, LIST_KEYS */
 	POLICY_SIGN,			/* SIGN, SIGN_MESSAGE: a digest of the client's choice */
+	POLICY_SIGN_TLS_SERVER,		/* SIGN_TLS, a server's CertificateVerify or ServerKeyExchange */
+	POLICY_SIGN_TLS_CLIENT,		/* SIGN_TLS, a client's CertificateVerify */
 };
 
 /*
  * 0 when peer may do op with a key of this acl and purpose, else PROTO_E_DENIED: the peer is
  * neither root, nor the daemon's own user (daemon_uid) where the key has no acl, nor listed by
- * uid, primary gid or a supplementary group; or op is POLICY_SIGN on a key whose purpose allows
- * handshake signatures only.
+ * uid, primary gid or a supplementary group; or the key's purpose does not allow op: a key of
+ * purpose "any" signs everything, a "tls-server" key only POLICY_SIGN_TLS_SERVER, a "tls-client"
+ * key only POLICY_SIGN_TLS_CLIENT.
  */
 int policy_allows(uid_t daemon_uid, const struct policy_peer *peer, const struct policy_acl *acl,
 	enum policy_purpose purpose, enum policy_op op);
+
+/* Whether a key of this purpose may do op, whoever asks (the signer checks this too). */
+int policy_purpose_allows(enum policy_purpose purpose, enum policy_op op);
 
 /* "any", "tls-server", "tls-client". */
 const char *policy_purpose_name(enum policy_purpose purpose);

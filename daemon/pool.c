@@ -33,7 +33,10 @@ struct pending {
 	uint64_t first_us;		/* when the request first went out: its timeout counts from here */
 	void *ctx;			/* IPC_SIGN: the caller's request; NULL once answered */
 	uint32_t generation;		/* of the key index below */
-	struct ipc_sign req;
+	union {				/* both begin with the key index */
+		struct ipc_sign sign;
+		struct ipc_sign_tls tls;
+	} req;
 };
 
 struct signer {
@@ -48,6 +51,12 @@ struct signer {
 	struct pending *ring;		/* oldest first */
 	size_t head, count;
 };
+
+/* A request that a client waits for: it is counted in flight and sent again if need be. */
+static int signing(uint16_t type)
+{
+	return type == IPC_SIGN || type == IPC_SIGN_TLS;
+}
 
 static size_t ring_cap(const struct pool *p)
 {
@@ -102,7 +111,7 @@ static void signer_fail(struct signer *w, const char *why, int kill_it)
 	for (; w->count > 0; w->count--, w->head = (w->head + 1) % ring_cap(p)) {
 		struct pending *pe = &w->ring[w->head];
 
-		if (pe->type != IPC_SIGN)
+		if (!signing(pe->type))
 			continue;
 		if (pe->ctx == NULL) {
 			p->inflight--;	/* answered already (timed out): nothing to resend */
@@ -121,8 +130,9 @@ static void signer_fail(struct signer *w, const char *why, int kill_it)
 static int send_msg(struct signer *w, const struct pending *pe)
 {
 	struct pool *p = w->pool;
-	uint8_t buf[IPC_SIGNER_MSG_MAX];
-	size_t len = 0, body = pe->type == IPC_SIGN ? sizeof(pe->req) : 0;
+	uint8_t buf[IPC_SIGNER_REQ_MAX];
+	size_t len = 0, body = pe->type == IPC_SIGN ? sizeof(pe->req.sign) :
+	    pe->type == IPC_SIGN_TLS ? sizeof(pe->req.tls) : 0;
 
 	if (w->count == ring_cap(p) ||
 	    ipc_put(buf, sizeof(buf), &len, pe->type, pe->id, &pe->req, body) != 0)
@@ -173,14 +183,14 @@ static void dispatch(struct pool *p)
 			continue;
 		}
 		if (pe.generation != p->generation) {
-			int k = p->cb->remap_cb(p->arg, pe.generation, pe.req.key, p->generation);
+			int k = p->cb->remap_cb(p->arg, pe.generation, pe.req.sign.key, p->generation);
 
 			if (k < 0) {
 				p->inflight--;
 				p->cb->signed_cb(pe.ctx, PROTO_E_INTERNAL, NULL);
 				continue;
 			}
-			pe.req.key = (uint32_t)k;
+			pe.req.sign.key = (uint32_t)k;
 			pe.generation = p->generation;
 		}
 		pe.id = p->next_id++;
@@ -445,27 +455,42 @@ void pool_switch(struct pool *p, uint32_t gen)
 	dispatch(p);
 }
 
-int pool_sign(struct pool *p, uint32_t key, const uint8_t digest[P256_DIGEST_LEN], void *ctx)
+/* Sends pe to the least busy signer, or keeps it until one can take it. */
+static int submit(struct pool *p, struct pending *pe)
 {
-	struct pending pe = { .type = IPC_SIGN, .ctx = ctx, .generation = p->generation,
-		.req.key = key };
 	struct signer *w;
 
 	if (p->inflight >= p->max_inflight)
 		return -PROTO_E_OVERLOADED;
-	memcpy(pe.req.digest, digest, sizeof(pe.req.digest));
-	pe.first_us = clock_now_us();
+	pe->first_us = clock_now_us();
+	pe->generation = p->generation;
 	p->inflight++;
 	if ((w = pick(p)) == NULL) {
-		backlog_push(p, &pe);	/* until a signer is back */
+		backlog_push(p, pe);	/* until a signer is back */
 		return 0;
 	}
-	pe.id = p->next_id++;
-	if (send_msg(w, &pe) != 0) {
-		backlog_push(p, &pe);
+	pe->id = p->next_id++;
+	if (send_msg(w, pe) != 0) {
+		backlog_push(p, pe);
 		signer_fail(w, "cannot queue a request", 1);
 	}
 	return 0;
+}
+
+int pool_sign(struct pool *p, uint32_t key, const uint8_t digest[P256_DIGEST_LEN], void *ctx)
+{
+	struct pending pe = { .type = IPC_SIGN, .ctx = ctx, .req.sign.key = key };
+
+	memcpy(pe.req.sign.digest, digest, sizeof(pe.req.sign.digest));
+	return submit(p, &pe);
+}
+
+int pool_sign_tls(struct pool *p, uint32_t key, const struct proto_tls *tls, void *ctx)
+{
+	struct pending pe = { .type = IPC_SIGN_TLS, .ctx = ctx, .req.tls.key = key };
+
+	pe.req.tls.tls = *tls;
+	return submit(p, &pe);
 }
 
 int pool_healthy(const struct pool *p)
@@ -502,7 +527,7 @@ static void finish_one(struct pool *p, struct pending *pe, void *arg)
 	const struct finish *f = arg;
 	void *ctx = pe->ctx;
 
-	if (pe->type != IPC_SIGN || ctx == NULL || (f->before_us && pe->first_us >= f->before_us))
+	if (!signing(pe->type) || ctx == NULL || (f->before_us && pe->first_us >= f->before_us))
 		return;
 	pe->ctx = NULL;
 	p->cb->signed_cb(ctx, f->error, NULL);

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "p256.h"
+#include "tls.h"
 
 /*
  * The parent's side of the signers: their channels (handed over by the key-holder), sending them
@@ -96,6 +97,9 @@ void pool_switch(struct pool *p, uint32_t gen);
  * Returns 0, or -PROTO_E_OVERLOADED when max_inflight requests are in flight.
  */
 int pool_sign(struct pool *p, uint32_t key, const uint8_t digest[P256_DIGEST_LEN], void *ctx);
+
+/* pool_sign of a TLS handshake signature, whose content the signer builds (proto/tls.h). */
+int pool_sign_tls(struct pool *p, uint32_t key, const struct proto_tls *tls, void *ctx);
 
 /* 1 while at least one signer of the current generation answers, else 0 (for WATCHDOG=1). */
 int pool_healthy(const struct pool *p);

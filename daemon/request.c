@@ -61,8 +61,10 @@ static int find_key(struct server *s, struct reply_to *to, const struct proto_ke
 }
 
 /* Hands a digest to a worker; the answer arrives in request_signed. */
-static void sign_digest(struct server *s, const struct reply_to *to, int key, uint8_t format,
-	const uint8_t digest[P256_DIGEST_LEN])
+/* Hands a signing request to a signer: a digest, or (tls not NULL) a handshake's parts. The
+ * answer arrives in request_signed. */
+static void sign_request(struct server *s, const struct reply_to *to, int key, uint8_t format,
+	const uint8_t digest[P256_DIGEST_LEN], const struct proto_tls *tls)
 {
 	const struct key_public *kp = &s->kt->pub[key];
 	struct signing *g = NULL;
@@ -81,7 +83,9 @@ static void sign_digest(struct server *s, const struct reply_to *to, int key, ui
 		.format = format, .start_us = to->start_us };
 	memcpy(g->key_name, kp->name, sizeof(g->key_name));
 	memcpy(g->key_id, kp->id, sizeof(g->key_id));
-	if ((r = pool_sign(s->pool, (uint32_t)key, digest, g)) != 0) {
+	r = tls != NULL ? pool_sign_tls(s->pool, (uint32_t)key, tls, g) :
+	    pool_sign(s->pool, (uint32_t)key, digest, g);
+	if (r != 0) {
 		free(g);
 		server_reply_error(s, to, (uint16_t)-r);
 		server_request_done(s, to->conn);
@@ -126,7 +130,7 @@ static void handle_sign(struct server *s, struct reply_to *to, const struct prot
 	if ((k = find_key(s, to, &req->key, POLICY_SIGN)) < 0)
 		return;
 	if (req->h.type == PROTO_SIGN) {
-		sign_digest(s, to, k, req->format, req->digest);
+		sign_request(s, to, k, req->format, req->digest, NULL);
 		return;
 	}
 	/* The message is public, so it is hashed here and only its digest reaches a worker. */
@@ -134,7 +138,19 @@ static void handle_sign(struct server *s, struct reply_to *to, const struct prot
 		server_reply_error(s, to, PROTO_E_INTERNAL);
 		return;
 	}
-	sign_digest(s, to, k, req->format, digest);
+	sign_request(s, to, k, req->format, digest, NULL);
+}
+
+/* SIGN_TLS: the server's or the client's side, as the key's purpose must allow. */
+static void handle_sign_tls(struct server *s, struct reply_to *to, const struct proto_request *req)
+{
+	enum policy_op op = req->tls.side == PROTO_TLS_CLIENT ? POLICY_SIGN_TLS_CLIENT :
+	    POLICY_SIGN_TLS_SERVER;
+	int k;
+
+	if ((k = find_key(s, to, &req->key, op)) < 0)
+		return;
+	sign_request(s, to, k, req->format, NULL, &req->tls);
 }
 
 static void handle_pubkey(struct server *s, struct reply_to *to, const struct proto_request *req)
@@ -312,6 +328,9 @@ void request_handle(struct server *s, struct conn *c, const uint8_t *frame, size
 	case PROTO_SIGN:
 	case PROTO_SIGN_MESSAGE:
 		handle_sign(s, &to, &req);
+		break;
+	case PROTO_SIGN_TLS:
+		handle_sign_tls(s, &to, &req);
 		break;
 	case PROTO_PUBKEY:
 		handle_pubkey(s, &to, &req);

@@ -12,28 +12,58 @@
 #include "log.h"
 #include "proc.h"
 #include "selftest.h"
+#include "tls.h"
 
 /* What a signer answers, from whom: its only peer is the parent. */
 typedef int (*signer_handler)(const struct keytab *kt, const uint8_t *body,
 	struct ipc_signature *out);
 
+/* Signs digest with key `key` if its purpose allows op, verified when the key says so. */
+static int sign_digest(const struct keytab *kt, uint32_t key, const uint8_t *digest,
+	enum policy_op op, struct ipc_signature *out)
+{
+	const struct key_public *kp = &kt->pub[key];
+
+	if (!policy_purpose_allows(kp->purpose, op)) {
+		log_error("signer %d: key %s may not sign this (purpose %s)", (int)getpid(), kp->name,
+		    policy_purpose_name(kp->purpose));
+		out->result = P256_ERR_INTERNAL;
+		return 0;
+	}
+	if (kp->verify_after_sign)
+		out->result = p256_sign_checked(&kt->priv[key], digest, kp->nonce, NULL, 0, out->sig);
+	else
+		out->result = p256_sign(kt->priv[key].d, digest, kp->nonce, NULL, 0, out->sig);
+	return 0;
+}
+
 static int answer_sign(const struct keytab *kt, const uint8_t *body, struct ipc_signature *out)
 {
 	struct ipc_sign req;
-	const struct key_public *kp;
 
 	memcpy(&req, body, sizeof(req));	/* the table fixed its length */
 	if (req.key >= kt->n) {
 		out->result = P256_ERR_INTERNAL;
 		return 0;
 	}
-	kp = &kt->pub[req.key];
-	if (kp->verify_after_sign)
-		out->result = p256_sign_checked(&kt->priv[req.key], req.digest, kp->nonce, NULL, 0,
-		    out->sig);
-	else
-		out->result = p256_sign(kt->priv[req.key].d, req.digest, kp->nonce, NULL, 0, out->sig);
-	return 0;
+	return sign_digest(kt, req.key, req.digest, POLICY_SIGN, out);
+}
+
+/* A handshake signature: the content is built here, from its parts, and must be the kind the
+ * key's purpose allows (the parent checks both too; this holds even if the parent is not ours). */
+static int answer_sign_tls(const struct keytab *kt, const uint8_t *body,
+	struct ipc_signature *out)
+{
+	struct ipc_sign_tls req;
+	uint8_t digest[P256_DIGEST_LEN];
+
+	memcpy(&req, body, sizeof(req));
+	if (req.key >= kt->n || proto_tls_digest(&req.tls, digest) != 0) {
+		out->result = P256_ERR_INTERNAL;
+		return 0;
+	}
+	return sign_digest(kt, req.key, digest,
+	    req.tls.side == PROTO_TLS_CLIENT ? POLICY_SIGN_TLS_CLIENT : POLICY_SIGN_TLS_SERVER, out);
 }
 
 static int answer_selftest(const struct keytab *kt, const uint8_t *body,
@@ -54,6 +84,7 @@ static const struct {
 	size_t reply_len;	/* the reply's body: an ipc_signature, or nothing */
 } handlers[] = {
 	{ IPC_SIGN, answer_sign, sizeof(struct ipc_signature) },
+	{ IPC_SIGN_TLS, answer_sign_tls, sizeof(struct ipc_signature) },
 	{ IPC_SELFTEST, answer_selftest, sizeof(struct ipc_signature) },
 	{ IPC_PING, answer_ping, 0 },
 };

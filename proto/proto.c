@@ -157,6 +157,58 @@ static int get_signature(struct cursor *c, uint8_t format, uint8_t *sig, size_t 
 	return cursor_copy(&s, sig, *sig_len) == 0 ? 0 : BAD;
 }
 
+/*
+ * A SIGN_TLS body after the format: u8 kind; TLS 1.3: u8 side, u8 hash length, the hash; TLS 1.2:
+ * client_random, server_random, u8-prefixed ServerECDHParams. Lengths before contents; the
+ * structure (proto_tls_check) once every byte is there.
+ */
+static int get_tls(struct cursor *c, struct proto_tls *t)
+{
+	struct cursor p;
+
+	if (cursor_get_u8(c, &t->kind) != 0)
+		return BAD;
+	switch (t->kind) {
+	case PROTO_TLS13_CERTIFICATE_VERIFY:
+		if (cursor_get_u8(c, &t->side) != 0 || cursor_get_u8(c, &t->hash_len) != 0)
+			return BAD;
+		if (t->hash_len > sizeof(t->hash))
+			return -PROTO_E_BAD_TLS_CONTENT;
+		if (cursor_copy(c, t->hash, t->hash_len) != 0)
+			return BAD;
+		break;
+	case PROTO_TLS12_SERVER_KEY_EXCHANGE:
+		if (cursor_copy(c, t->client_random, sizeof(t->client_random)) != 0 ||
+		    cursor_copy(c, t->server_random, sizeof(t->server_random)) != 0 ||
+		    cursor_get_u8(c, &t->params_len) != 0)
+			return BAD;
+		if (t->params_len > sizeof(t->params))
+			return -PROTO_E_BAD_TLS_CONTENT;
+		if (cursor_get_sub(c, &p, t->params_len) != 0 ||
+		    cursor_copy(&p, t->params, t->params_len) != 0)
+			return BAD;
+		break;
+	default:
+		return -PROTO_E_BAD_TLS_CONTENT;
+	}
+	return proto_tls_check(t);
+}
+
+static void put_tls(struct builder *b, const struct proto_tls *t)
+{
+	builder_put_u8(b, t->kind);
+	if (t->kind == PROTO_TLS13_CERTIFICATE_VERIFY) {
+		builder_put_u8(b, t->side);
+		builder_put_u8(b, t->hash_len);
+		builder_put_bytes(b, t->hash, t->hash_len);
+		return;
+	}
+	builder_put_bytes(b, t->client_random, sizeof(t->client_random));
+	builder_put_bytes(b, t->server_random, sizeof(t->server_random));
+	builder_put_u8(b, t->params_len);
+	builder_put_bytes(b, t->params, t->params_len);
+}
+
 static int get_request_body(struct cursor *c, struct proto_request *req)
 {
 	struct cursor m;
@@ -182,6 +234,10 @@ static int get_request_body(struct cursor *c, struct proto_request *req)
 		return cursor_get_bytes(&m, &req->message, req->message_len) == 0 ? 0 : BAD;
 	case PROTO_PUBKEY:
 		return get_key(c, &req->key, 0);
+	case PROTO_SIGN_TLS:
+		if ((r = get_key(c, &req->key, 0)) != 0 || (r = get_format(c, &req->format)) != 0)
+			return r;
+		return get_tls(c, &req->tls);
 	case PROTO_VERIFY:
 		if ((r = get_key(c, &req->key, 1)) != 0 || (r = get_format(c, &req->format)) != 0 ||
 		    (r = get_digest(c, req->digest)) != 0)
@@ -246,6 +302,13 @@ static int put_request_body(struct builder *b, const struct proto_request *req)
 		return 0;
 	case PROTO_PUBKEY:
 		return req->key.kind == PROTO_KEY_POINT ? BAD : put_key(b, &req->key);
+	case PROTO_SIGN_TLS:
+		if (req->key.kind == PROTO_KEY_POINT || req->format > PROTO_FORMAT_RAW ||
+		    proto_tls_check(&req->tls) != 0 || (r = put_key(b, &req->key)) != 0)
+			return BAD;
+		builder_put_u8(b, req->format);
+		put_tls(b, &req->tls);
+		return 0;
 	default:
 		return BAD;
 	}
@@ -313,6 +376,7 @@ static int get_response_body(struct cursor *c, struct proto_response *resp)
 		return 0;
 	case PROTO_SIGN:
 	case PROTO_SIGN_MESSAGE:
+	case PROTO_SIGN_TLS:
 		if (get_format(c, &resp->format) != 0 || cursor_get_u8(c, &n) != 0 ||
 		    !sig_len_ok(resp->format, n) || cursor_copy(c, resp->sig, n) != 0)
 			return BAD;
@@ -368,6 +432,7 @@ static int put_response_body(struct builder *b, const struct proto_response *res
 		return 0;
 	case PROTO_SIGN:
 	case PROTO_SIGN_MESSAGE:
+	case PROTO_SIGN_TLS:
 		if (resp->format > PROTO_FORMAT_RAW || !sig_len_ok(resp->format, resp->sig_len))
 			return BAD;
 		builder_put_u8(b, resp->format);
@@ -412,6 +477,7 @@ const char *proto_type_name(uint8_t type)
 	case PROTO_VERIFY: return "verify";
 	case PROTO_LIST_KEYS: return "list-keys";
 	case PROTO_STATUS: return "status";
+	case PROTO_SIGN_TLS: return "sign-tls";
 	default: return "unknown";
 	}
 }

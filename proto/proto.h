@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tls.h"
+
 /*
  * The p256sign wire protocol, version 1 (docs/protocol.md is the specification). Shared by the
  * daemon (decode requests, encode responses) and the client library (the reverse). All integers are
@@ -37,6 +39,7 @@ enum proto_type {
 	PROTO_VERIFY = 0x05,		/* client -> daemon: key or point, format, digest, signature */
 	PROTO_LIST_KEYS = 0x06,		/* client -> daemon: empty body */
 	PROTO_STATUS = 0x07,		/* client -> daemon: empty body */
+	PROTO_SIGN_TLS = 0x08,		/* client -> daemon: key, format, a handshake's parts (tls.h) */
 	PROTO_RESPONSE = 0x80,		/* daemon -> client: bit set on every success response */
 	PROTO_ERROR = 0xff,		/* daemon -> client: u16 code, u16-prefixed text */
 };
@@ -74,7 +77,8 @@ enum proto_error {
 	PROTO_E_SHUTTING_DOWN = 16,	/* the daemon is stopping */
 	PROTO_E_TIMEOUT = 17,		/* the request took too long inside the daemon */
 	PROTO_E_DENIED = 18,		/* the peer may not use this key */
-	PROTO_E_MAX = 18
+	PROTO_E_BAD_TLS_CONTENT = 19,	/* SIGN_TLS: not a handshake input (kind, side, hash, params) */
+	PROTO_E_MAX = 19
 };
 
 /* The stable tag ("unknown-key") and a short English text of a wire error code. */
@@ -120,6 +124,7 @@ struct proto_request {
 	size_t message_len;
 	uint8_t sig[PROTO_SIG_MAX];	/* VERIFY */
 	size_t sig_len;
+	struct proto_tls tls;		/* SIGN_TLS */
 };
 
 struct proto_response {

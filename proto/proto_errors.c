@@ -28,6 +28,7 @@ static const struct proto_error_text texts[PROTO_E_MAX + 1] = {
 	[PROTO_E_SHUTTING_DOWN] = { "shutting-down", "daemon is shutting down", 0 },
 	[PROTO_E_TIMEOUT] = { "timeout", "request timed out in the daemon", 0 },
 	[PROTO_E_DENIED] = { "denied", "not allowed to use this key", 0 },
+	[PROTO_E_BAD_TLS_CONTENT] = { "bad-tls-content", "not a TLS handshake signature input", 0 },
 };
 
 static const struct proto_error_text *lookup(uint16_t code)

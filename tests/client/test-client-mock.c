@@ -123,10 +123,10 @@ static void case_daemon_errors(void)
 
 	mock_start(&m, MOCK_NORMAL);
 	h = connect_mock(&m);
-	for (int code = 1; code <= 19; code++) {
+	for (int code = 1; code <= PROTO_E_MAX + 1; code++) {
 		snprintf(name, sizeof(name), "err-%d", code);
 		CHECK_RC(p256sign_sign_digest(h, &(struct p256sign_key){ .name = name }, digest,
-			P256SIGN_DER, sig, sizeof(sig), &len), code == 19 ? P256SIGN_E_DAEMON : -code);
+			P256SIGN_DER, sig, sizeof(sig), &len), code > PROTO_E_MAX ? P256SIGN_E_DAEMON : -code);
 	}
 	CHECK_RC(p256sign_sign_digest(h, &(struct p256sign_key){ .name = "nope" }, digest,
 		P256SIGN_DER, sig, sizeof(sig), &len), P256SIGN_E_UNKNOWN_KEY);

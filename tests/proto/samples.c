@@ -211,6 +211,26 @@ int samples_init(const struct sample_values *v, struct sample *out, size_t cap, 
 	if (!(s = add(out, cap, n, "error-unknown-code-empty-text", 0, 0, PROTO_ERROR, 0)))
 		return -1;
 	s->resp.error = 0xfffe;
+	if (!(s = add(out, cap, n, "sign-tls13-request", 0, 1, PROTO_SIGN_TLS, 13)) ||
+	    proto_key_name(&s->req.key, "web") != 0)
+		return -1;
+	s->req.format = PROTO_FORMAT_DER;
+	s->req.tls = (struct proto_tls){ .kind = PROTO_TLS13_CERTIFICATE_VERIFY,
+		.side = PROTO_TLS_CLIENT, .hash_len = 48 };
+	memset(s->req.tls.hash, 0xa5, s->req.tls.hash_len);
+	if (!(s = add(out, cap, n, "sign-tls12-request", 0, 1, PROTO_SIGN_TLS, 14)))
+		return -1;
+	s->req.key.kind = PROTO_KEY_ID;
+	memcpy(s->req.key.id, v->key_id, sizeof(v->key_id));
+	s->req.format = PROTO_FORMAT_RAW;
+	s->req.tls = (struct proto_tls){ .kind = PROTO_TLS12_SERVER_KEY_EXCHANGE,
+		.side = PROTO_TLS_SERVER, .params_len = 36,
+		.params = { 3, 0, 29, 32, 0x09 } };	/* x25519 */
+	memset(s->req.tls.client_random, 1, sizeof(s->req.tls.client_random));
+	memset(s->req.tls.server_random, 2, sizeof(s->req.tls.server_random));
+	if (!(s = add(out, cap, n, "sign-tls-response", 0, 0, PROTO_SIGN_TLS | PROTO_RESPONSE, 14)))
+		return -1;
+	set_sig(&s->resp, v, PROTO_FORMAT_RAW);
 	return 0;
 }
 
@@ -254,6 +274,9 @@ int request_equal(const struct proto_request *a, const struct proto_request *b)
 		    bytes_equal(a->message, a->message_len, b->message, b->message_len);
 	case PROTO_PUBKEY:
 		return key_equal(&a->key, &b->key);
+	case PROTO_SIGN_TLS:
+		return key_equal(&a->key, &b->key) && a->format == b->format &&
+		    memcmp(&a->tls, &b->tls, sizeof(a->tls)) == 0;
 	case PROTO_VERIFY:
 		return key_equal(&a->key, &b->key) && a->format == b->format &&
 		    memcmp(a->digest, b->digest, sizeof(a->digest)) == 0 &&

@@ -242,8 +242,8 @@ static void test_header(void)
 
 static void test_types(void)
 {
-	static const uint8_t req_types[] = { 0x00, 0x08, 0x7f, 0x80, 0x81, 0x87, 0xfe, 0xff };
-	static const uint8_t resp_unknown[] = { 0x80, 0x88, 0xfe };
+	static const uint8_t req_types[] = { 0x00, 0x09, 0x7f, 0x80, 0x81, 0x88, 0xfe, 0xff };
+	static const uint8_t resp_unknown[] = { 0x80, 0x89, 0xfe };
 	static const uint8_t resp_not_response[] = { 0x00, 0x01, 0x07, 0x7f };
 
 	test_case = "types";
@@ -568,6 +568,14 @@ static void test_response_encoder_refusals(void)
 	static char big[PROTO_FRAME_MAX];
 	struct sample s;
 
+	test_case = "sign-tls encoder";
+	s = sample_named("sign-tls13-request");
+	s.req.tls.hash_len = 20;	/* not a TLS hash: never put on the wire */
+	CHECK(enc_req(&s.req) == BAD);
+	s = sample_named("sign-tls12-request");
+	s.req.tls.params[0] = 1;	/* explicit curve: not ServerECDHParams as accepted */
+	CHECK(enc_req(&s.req) == BAD);
+
 	test_case = "response encoder";
 	s = sample_named("ping-response");
 	s.resp.h.version = 0;
@@ -578,7 +586,7 @@ static void test_response_encoder_refusals(void)
 	s.resp.h.flags = 0;
 	s.resp.h.type = PROTO_PING;
 	CHECK(enc_resp(&s.resp) == BAD);
-	s.resp.h.type = 0x88;
+	s.resp.h.type = 0x89;
 	CHECK(enc_resp(&s.resp) == BAD);
 
 	s = sample_named("error-unknown-key");
