@@ -50,6 +50,9 @@ int ctl_pubkey(const struct ctl_options *o, int argc, char **argv);
 /* sign KEY (--digest HEX | --file PATH | -) [--format der|raw] [--out FILE] (ctl-sign.c). */
 int ctl_sign(const struct ctl_options *o, int argc, char **argv);
 
+/* sign-tls13: a TLS 1.3 CertificateVerify signature (SIGN_TLS). */
+int ctl_sign_tls13(const struct ctl_options *o, int argc, char **argv);
+
 /* verify (KEY | --pubkey FILE | --pubkey-hex HEX) (--signature FILE | --signature-hex HEX)
  * (--digest HEX | --file PATH) [--format der|raw] (ctl-verify.c). */
 int ctl_verify(const struct ctl_options *o, int argc, char **argv);

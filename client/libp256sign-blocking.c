@@ -63,6 +63,19 @@ int p256sign_sign_message(struct p256sign *h, const struct p256sign_key *key,
 	return copy_sig(r, &res, sig, sig_cap, sig_len);
 }
 
+int p256sign_sign_tls(struct p256sign *h, const struct p256sign_key *key,
+	const struct p256sign_tls *tls, int format, uint8_t *sig, size_t sig_cap, size_t *sig_len)
+{
+	struct p256sign_result res;
+	uint32_t id = 0;
+	int r;
+
+	if (sig == NULL || sig_len == NULL)
+		return P256SIGN_E_INVALID;
+	r = finish(h, p256sign_submit_sign_tls(h, key, tls, format, &id), &id, &res);
+	return copy_sig(r, &res, sig, sig_cap, sig_len);
+}
+
 int p256sign_get_pubkey(struct p256sign *h, const struct p256sign_key *key,
 	struct p256sign_pubkey *pub)
 {

@@ -36,6 +36,7 @@ static int fill_result(const struct pending *p, const struct proto_response *res
 	switch (p->op) {
 	case P256SIGN_OP_SIGN:
 	case P256SIGN_OP_SIGN_MESSAGE:
+	case P256SIGN_OP_SIGN_TLS:
 		if (resp->format != p->format ||
 		    (resp->format == PROTO_FORMAT_RAW && resp->sig_len != P256_SIG_LEN) ||
 		    (resp->format == PROTO_FORMAT_DER &&

@@ -101,6 +101,34 @@ enum p256sign_op {
 	P256SIGN_OP_VERIFY = 5,
 	P256SIGN_OP_LIST_KEYS = 6,
 	P256SIGN_OP_STATUS = 7,
+	P256SIGN_OP_SIGN_TLS = 8,
+};
+
+/*
+ * A TLS handshake signature's parts (SIGN_TLS): the daemon builds the signed content itself, so
+ * that a key of purpose tls-server or tls-client signs handshakes only (docs/protocol.md).
+ * kind P256SIGN_TLS13: TLS 1.3 CertificateVerify, side and the transcript hash (32, 48 or 64
+ * bytes). kind P256SIGN_TLS12: TLS 1.2 ServerKeyExchange, both randoms and the ServerECDHParams.
+ */
+enum p256sign_tls_kind {
+	P256SIGN_TLS13 = 1,
+	P256SIGN_TLS12 = 2,
+};
+
+enum p256sign_tls_side {
+	P256SIGN_TLS_SERVER = 0,
+	P256SIGN_TLS_CLIENT = 1,
+};
+
+struct p256sign_tls {
+	int kind;			/* enum p256sign_tls_kind */
+	int side;			/* enum p256sign_tls_side (TLS 1.3) */
+	const uint8_t *hash;		/* TLS 1.3: the transcript hash */
+	size_t hash_len;
+	const uint8_t *client_random;	/* TLS 1.2: 32 bytes each */
+	const uint8_t *server_random;
+	const uint8_t *params;		/* TLS 1.2: ServerECDHParams, at most 137 bytes */
+	size_t params_len;
 };
 
 /*
@@ -188,6 +216,13 @@ P256SIGN_API int p256sign_sign_digest(struct p256sign *h, const struct p256sign_
 P256SIGN_API int p256sign_sign_message(struct p256sign *h, const struct p256sign_key *key,
 	const void *msg, size_t msg_len, int format, uint8_t *sig, size_t sig_cap, size_t *sig_len);
 
+/* Like p256sign_sign_digest, for a TLS handshake's parts (struct p256sign_tls): the daemon
+ * builds what the handshake signs. Malformed parts: P256SIGN_E_INVALID before anything is sent
+ * (the daemon would answer P256SIGN_E_BAD_TLS_CONTENT); a side the key's purpose does not allow:
+ * P256SIGN_E_DENIED. */
+P256SIGN_API int p256sign_sign_tls(struct p256sign *h, const struct p256sign_key *key,
+	const struct p256sign_tls *tls, int format, uint8_t *sig, size_t sig_cap, size_t *sig_len);
+
 /* The key's id, SEC 1 point and DER SubjectPublicKeyInfo into *pub. */
 P256SIGN_API int p256sign_get_pubkey(struct p256sign *h, const struct p256sign_key *key,
 	struct p256sign_pubkey *pub);
@@ -227,6 +262,8 @@ P256SIGN_API int p256sign_submit_sign(struct p256sign *h, const struct p256sign_
 	const uint8_t digest[P256SIGN_DIGEST_LEN], int format, uint32_t *id);
 P256SIGN_API int p256sign_submit_sign_message(struct p256sign *h, const struct p256sign_key *key,
 	const void *msg, size_t msg_len, int format, uint32_t *id);
+P256SIGN_API int p256sign_submit_sign_tls(struct p256sign *h, const struct p256sign_key *key,
+	const struct p256sign_tls *tls, int format, uint32_t *id);
 P256SIGN_API int p256sign_submit_pubkey(struct p256sign *h, const struct p256sign_key *key,
 	uint32_t *id);
 P256SIGN_API int p256sign_submit_verify(struct p256sign *h, const struct p256sign_key *key,

@@ -25,6 +25,13 @@ static const struct ctl_command commands[] = {
 	  "  -              the same for stdin\n"
 	  "  --format FMT   der (the default) or raw (r || s, 64 bytes)\n"
 	  "  --out FILE     write the signature (binary) to FILE instead of hex on stdout\n", ctl_sign },
+	{ "sign-tls13", "KEY --transcript-hash HEX [--client] [--format der|raw] [--out FILE]",
+	  "sign a TLS 1.3 CertificateVerify; the daemon builds the content (RFC 8446 4.4.3)",
+	  "  --transcript-hash HEX  the handshake's transcript hash: 32, 48 or 64 bytes in hex\n"
+	  "  --client       the client's CertificateVerify (default: the server's)\n"
+	  "  --format FMT   der (the default) or raw (r || s, 64 bytes)\n"
+	  "  --out FILE     write the signature (binary) to FILE instead of hex on stdout\n",
+	  ctl_sign_tls13 },
 	{ "verify",
 	  "(KEY | --pubkey FILE | --pubkey-hex HEX) (--signature FILE | --signature-hex HEX) "
 	  "(--digest HEX | --file PATH) [--format der|raw]",

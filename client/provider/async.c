@@ -121,13 +121,13 @@ static int arm(int timer, int ms)
 
 /* Submits, then pauses the job until the answer (or the deadline) is there. */
 static int sign_in_job(ASYNC_WAIT_CTX *wctx, struct wait_conn *w, const struct p256sign_key *sel,
-	const uint8_t *digest, int timeout_ms, struct p256sign_result *res)
+	const struct sign_input *in, int timeout_ms, struct p256sign_result *res)
 {
 	uint32_t id;
 	int r;
 
 	if ((r = p256sign_set_timeout(w->h, timeout_ms)) != 0 ||
-	    (r = p256sign_submit_sign(w->h, sel, digest, P256SIGN_DER, &id)) != 0 ||
+	    (r = sign_submit(w->h, sel, in, &id)) != 0 ||
 	    (r = arm(w->timer, timeout_ms)) != 0)
 		return r;
 	while ((r = p256sign_poll_result(w->h, id, res)) == P256SIGN_E_AGAIN) {
@@ -148,7 +148,7 @@ static int sign_in_job(ASYNC_WAIT_CTX *wctx, struct wait_conn *w, const struct p
 }
 
 int async_sign(const char *path, int timeout_ms, const struct p256sign_key *sel,
-	const uint8_t digest[P256SIGN_DIGEST_LEN], uint8_t *sig, size_t cap, size_t *len)
+	const struct sign_input *in, uint8_t *sig, size_t cap, size_t *len)
 {
 	ASYNC_JOB *job = ASYNC_get_current_job();
 	ASYNC_WAIT_CTX *wctx = job != NULL ? ASYNC_get_wait_ctx(job) : NULL;
@@ -160,7 +160,7 @@ int async_sign(const char *path, int timeout_ms, const struct p256sign_key *sel,
 		return ASYNC_NOT_HERE;
 	if ((r = get_wait_conn(wctx, path, &w)) != 0)
 		return r;
-	r = sign_in_job(wctx, w, sel, digest, timeout_ms, &res);
+	r = sign_in_job(wctx, w, sel, in, timeout_ms, &res);
 	if (!w->registered)
 		free_wait_conn(w);	/* no pause: the server never saw its descriptors */
 	if (r != 0)

@@ -141,10 +141,17 @@ int keyref_resolve(struct keyref *ref)
 	return 0;
 }
 
+int sign_submit(struct p256sign *h, const struct p256sign_key *sel, const struct sign_input *in,
+	uint32_t *id)
+{
+	return in->tls != NULL ? p256sign_submit_sign_tls(h, sel, in->tls, P256SIGN_DER, id) :
+	    p256sign_submit_sign(h, sel, in->digest, P256SIGN_DER, id);
+}
+
 /* What keyref_sign asks. */
 struct sign_call {
 	const struct keyref *ref;
-	const uint8_t *digest;
+	const struct sign_input *in;
 	uint8_t *sig;
 	size_t cap;
 	size_t *len;
@@ -155,20 +162,22 @@ static int sign_fn(struct p256sign *h, void *arg)
 	struct sign_call *c = arg;
 	struct p256sign_key sel = keyref_selector(c->ref);
 
-	return p256sign_sign_digest(h, &sel, c->digest, P256SIGN_DER, c->sig, c->cap, c->len);
+	if (c->in->tls != NULL)
+		return p256sign_sign_tls(h, &sel, c->in->tls, P256SIGN_DER, c->sig, c->cap, c->len);
+	return p256sign_sign_digest(h, &sel, c->in->digest, P256SIGN_DER, c->sig, c->cap, c->len);
 }
 
-int keyref_sign(const struct keyref *ref, const uint8_t digest[P256SIGN_DIGEST_LEN],
-	uint8_t *sig, size_t cap, size_t *len)
+int keyref_sign(const struct keyref *ref, const struct sign_input *in, uint8_t *sig, size_t cap,
+	size_t *len)
 {
-	struct sign_call call = { .ref = ref, .digest = digest, .sig = sig, .cap = cap, .len = len };
+	struct sign_call call = { .ref = ref, .in = in, .sig = sig, .cap = cap, .len = len };
 	struct p256sign_key sel = keyref_selector(ref);
 	int r;
 
 	/* Inside an ASYNC job the job pauses instead of the thread blocking. */
 	r = ASYNC_NOT_HERE;
 	if (ASYNC_get_current_job() != NULL)
-		r = async_sign(ref->socket, ref->timeout_ms, &sel, digest, sig, cap, len);
+		r = async_sign(ref->socket, ref->timeout_ms, &sel, in, sig, cap, len);
 	if (r == ASYNC_NOT_HERE)
 		r = conn_call(ref->socket, ref->timeout_ms, sign_fn, &call);
 	if (r != 0) {

@@ -106,9 +106,19 @@ struct prov_key {
 	int has_point;
 };
 
-/* Signs a 32-byte digest; DER signature into sig (cap bytes), its length into *len. 0 or -1. */
-int keyref_sign(const struct keyref *ref, const uint8_t digest[P256SIGN_DIGEST_LEN],
-	uint8_t *sig, size_t cap, size_t *len);
+/* What to sign: a 32-byte digest, or (tls not NULL) a TLS handshake's parts (SIGN_TLS). */
+struct sign_input {
+	const uint8_t *digest;
+	const struct p256sign_tls *tls;
+};
+
+/* Queues the request for in on h (SIGN or SIGN_TLS, DER). 0 or a P256SIGN_E_* code. */
+int sign_submit(struct p256sign *h, const struct p256sign_key *sel, const struct sign_input *in,
+	uint32_t *id);
+
+/* Signs in; DER signature into sig (cap bytes), its length into *len. 0 or -1. */
+int keyref_sign(const struct keyref *ref, const struct sign_input *in, uint8_t *sig, size_t cap,
+	size_t *len);
 
 /* The key's selector for libp256sign calls. */
 struct p256sign_key keyref_selector(const struct keyref *ref);
@@ -128,13 +138,13 @@ int conn_call(const char *path, int timeout_ms, conn_fn *fn, void *arg);
 void conn_release_thread(void);
 
 /*
- * async.c: signs a digest from inside an OpenSSL ASYNC job, pausing the job while the daemon
+ * async.c: signs `in` from inside an OpenSSL ASYNC job, pausing the job while the daemon
  * works; DER signature into sig. 0, a P256SIGN_E_* code, or ASYNC_NOT_HERE when the caller must
  * sign the blocking way (no job or wait context, or a second socket for one TLS connection).
  */
 #define ASYNC_NOT_HERE 1
 int async_sign(const char *path, int timeout_ms, const struct p256sign_key *sel,
-	const uint8_t digest[P256SIGN_DIGEST_LEN], uint8_t *sig, size_t cap, size_t *len);
+	const struct sign_input *in, uint8_t *sig, size_t cap, size_t *len);
 
 
 #endif

@@ -102,6 +102,23 @@ def main():
     # Truncated: bad-frame, which closes.
     c.expect_error(frame(SIGN_TLS, 106, key_name("srv") + bytes([DER, TLS13, SERVER, 32]) +
                          bytes(10)), E["bad_frame"], closes=True)
+    # p256signctl sign-tls13, the operators' tool, through libp256sign's p256sign_sign_tls.
+    ctl = os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])), "..", "client", "p256signctl")
+    transcript = bytes(range(48))
+    out = os.path.join(tmp, "ctl.sig")
+    r = subprocess.run([ctl, "--socket", d.socket, "sign-tls13", "cli", "--client",
+                        "--transcript-hash", transcript.hex(), "--out", out],
+                       capture_output=True, text=True)
+    with open(out, "rb") as f:
+        check(r.returncode == 0 and verifies(tmp, pubs["cli"], content13(CLIENT, transcript),
+                                              f.read()), "p256signctl sign-tls13: %s" % r.stderr)
+    r = subprocess.run([ctl, "--socket", d.socket, "sign-tls13", "cli", "--transcript-hash",
+                        transcript.hex()], capture_output=True, text=True)
+    check(r.returncode != 0 and "not allowed" in r.stderr, "the server side refused: %s" %
+          r.stderr)
+    r = subprocess.run([ctl, "--socket", d.socket, "sign-tls13", "cli", "--transcript-hash",
+                        "00" * 20], capture_output=True, text=True)
+    check(r.returncode != 0 and "32, 48 or 64" in r.stderr, "a 20-byte hash: %s" % r.stderr)
     st = d.client().call(frame(STATUS, 1)).ok(STATUS).json()
     check(st["errors"]["bad-tls-content"] == len(bad), "counted: %s" % st["errors"])
     d.stop()

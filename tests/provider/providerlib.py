@@ -172,11 +172,12 @@ def curls_ok(port, versions, parallel=4):
 def daemon_with_key(daemon_bin, allow=None, **extra):
     """A fresh key "web" (tmp/web.key) in a daemon started with config extra, its certificate
     (tmp/web.pem) and its key-reference file (tmp/web.key-ref.pem): (daemon, key-ref path).
-    allow: the key's "allow" (without it, root and the daemon's own user only)."""
+    allow: the key's "allow" (without it, root and the daemon's own user only). The key is
+    purpose-bound, "tls-server": the servers sign handshakes only (SIGN_TLS)."""
     key = path("web.key")
     openssl_key(key)
     make_cert(key)
-    entry = {"name": "web", "file": key}
+    entry = {"name": "web", "file": key, "purpose": "tls-server"}
     if allow:
         entry["allow"] = allow
     d = Daemon(daemon_bin, keys=[entry], extra=extra)

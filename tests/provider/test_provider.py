@@ -185,6 +185,25 @@ def main():
     stop_server(server)
     d.stop()
 
+    # A purpose-bound key ("tls-server"): the provider recognises the handshake's input and
+    # sends SIGN_TLS, so TLS 1.3 and TLS 1.2 handshakes work, blocking and async, while
+    # pkeyutl -sign through the same provider (a digest of the caller's choice) is refused.
+    d = Daemon(daemon_bin, keys=[{"name": "web", "file": key, "purpose": "tls-server"}],
+               extra={"socket": path("s.sock")})
+    for extra in ([], ["-async"]):
+        server, port = start_server(uri, PROVIDERS + extra)
+        handshake_ok(port, "1.3")
+        handshake_ok(port, "1.2")
+        stop_server(server)
+    refused("not allowed to use this key", "pkeyutl", *PROVIDERS, "-sign", "-inkey", uri,
+            "-in", path("digest"), "-out", path("sig2"))
+    c = d.client()
+    st = c.call(__import__("daemonlib").frame(7, 1)).json()
+    c.close()
+    check(st["signatures"] == 4 and st["errors"]["denied"] == 1,
+          "four handshakes signed by SIGN_TLS, the digest denied: %s" % st)
+    d.stop()
+
 
 try:
     main()
