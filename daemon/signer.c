@@ -69,6 +69,8 @@ static int answer(const struct keytab *kt, const struct ipc_header *h, const uin
 	return -1;
 }
 
+_Static_assert(IPC_ANSWERS_PER_WRITE <= P256_BATCH_MAX, "a chunk's SIGN requests fit one batch");
+
 /* The requests of one write's worth of answers, parsed. */
 struct chunk {
 	struct ipc_header h[IPC_ANSWERS_PER_WRITE];
@@ -107,7 +109,7 @@ static void sign_chunk(const struct keytab *kt, struct chunk *c)
 		};
 		at[n++] = j;
 	}
-	p256_sign_batch(items, n);	/* n <= IPC_ANSWERS_PER_WRITE < P256_BATCH_MAX */
+	p256_sign_batch(items, n);	/* cannot refuse n (the assertion above): see each result */
 	for (size_t i = 0; i < n; i++) {
 		c->signed_[at[i]].result = items[i].result;
 		memcpy(c->signed_[at[i]].sig, items[i].sig, P256_SIG_LEN);
