@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * Latency of the signing core next to OpenSSL's own ECDSA on the same key, digests and signatures
- * (and of the core's safegcd inversion alone), and the signing rate of p256_sign on several
+ * (and of the core's safegcd inversion alone, and of a batch of 16 signatures per signature), and
+ * the signing rate of p256_sign on several
  * threads.
  *
  *   bench-sign [--rounds N] [--batch N] [--json]
@@ -85,6 +86,26 @@ static int op_openssl_verify(struct fixture *f, int i)
 		P256_DIGEST_LEN) == 1 ? 0 : -1;
 }
 
+#define BATCH_SIGNS 16	/* sign_batch16_us: p256_sign_batch of this many, per signature */
+
+static int op_sign_batch16(struct fixture *f, int i)
+{
+	struct p256_batch_item items[BATCH_SIGNS];
+	int r = 0;
+
+	for (int j = 0; j < BATCH_SIGNS; j++)
+		items[j] = (struct p256_batch_item){
+			.key = &f->key,
+			.digest = f->digest[(i + j) % DIGESTS],
+			.mode = P256_NONCE_HEDGED,
+		};
+	if (p256_sign_batch(items, BATCH_SIGNS) != 0)
+		return -1;
+	for (int j = 0; j < BATCH_SIGNS; j++)
+		r |= items[j].result;
+	return r;
+}
+
 /* The safegcd inversion alone (lib/modinv.c), of the digest's bytes below the modulus. */
 static int inverse(struct fixture *f, int i, const struct modinv_modulus *m)
 {
@@ -110,18 +131,20 @@ static const struct {
 	const char *name;	/* JSON field, microseconds per operation */
 	const char *label;
 	bench_fn fn;
+	int per_call;		/* operations one call does: the time is divided by it */
 } OPS[] = {
-	{ "sign_us", "p256_sign (hedged)", op_sign_hedged },
-	{ "sign_deterministic_us", "p256_sign (deterministic)", op_sign_deterministic },
-	{ "sign_checked_us", "p256_sign_checked (hedged)", op_sign_checked },
-	{ "verify_us", "p256_verify", op_verify },
-	{ "openssl_sign_us", "OpenSSL EVP_PKEY_sign", op_openssl_sign },
-	{ "openssl_verify_us", "OpenSSL EVP_PKEY_verify", op_openssl_verify },
-	{ "inverse_n_us", "inversion mod n (safegcd)", op_inverse_n },
-	{ "inverse_p_us", "inversion mod p (safegcd)", op_inverse_p },
+	{ "sign_us", "p256_sign (hedged)", op_sign_hedged, 1 },
+	{ "sign_deterministic_us", "p256_sign (deterministic)", op_sign_deterministic, 1 },
+	{ "sign_checked_us", "p256_sign_checked (hedged)", op_sign_checked, 1 },
+	{ "verify_us", "p256_verify", op_verify, 1 },
+	{ "openssl_sign_us", "OpenSSL EVP_PKEY_sign", op_openssl_sign, 1 },
+	{ "openssl_verify_us", "OpenSSL EVP_PKEY_verify", op_openssl_verify, 1 },
+	{ "inverse_n_us", "inversion mod n (safegcd)", op_inverse_n, 1 },
+	{ "inverse_p_us", "inversion mod p (safegcd)", op_inverse_p, 1 },
+	{ "sign_batch16_us", "p256_sign_batch of 16 (hedged)", op_sign_batch16, BATCH_SIGNS },
 };
 #define NOPS (sizeof(OPS) / sizeof(OPS[0]))
-enum { SIGN, SIGN_DET, SIGN_CHECKED, VERIFY, OSSL_SIGN, OSSL_VERIFY };
+enum { SIGN, SIGN_DET, SIGN_CHECKED, VERIFY, OSSL_SIGN, OSSL_VERIFY, INV_N, INV_P, SIGN_BATCH };
 
 static double now_us(void)
 {
@@ -230,7 +253,8 @@ static int latency(struct fixture *f, int rounds, int batch, double us[NOPS])
 			for (int i = 0; i < batch; i++)
 				if (OPS[op].fn(f, (idx + i) % DIGESTS) != 0)
 					goto out;
-			samples[op * (size_t)rounds + (size_t)round] = (now_us() - t0) / batch;
+			samples[op * (size_t)rounds + (size_t)round] =
+				(now_us() - t0) / batch / OPS[op].per_call;
 		}
 	}
 	for (op = 0; op < NOPS; op++)
@@ -396,6 +420,8 @@ int main(int argc, char **argv)
 			json_object_set_new(out, "sign_checked_ratio",
 				json_real(us[SIGN_CHECKED] / us[OSSL_SIGN]));
 			json_object_set_new(out, "verify_ratio", json_real(us[VERIFY] / us[OSSL_VERIFY]));
+			json_object_set_new(out, "sign_batch16_ratio",
+				json_real(us[SIGN_BATCH] / us[OSSL_SIGN]));
 		}
 		if (!json && r == 0) {
 			printf("median us per operation, %d rounds of %d:\n", rounds, batch);
@@ -405,6 +431,8 @@ int main(int argc, char **argv)
 			printf("  sign_checked / OpenSSL sign   %6.3f\n",
 				us[SIGN_CHECKED] / us[OSSL_SIGN]);
 			printf("  verify / OpenSSL verify       %6.3f\n", us[VERIFY] / us[OSSL_VERIFY]);
+			printf("  sign_batch16 / OpenSSL sign   %6.3f\n",
+				us[SIGN_BATCH] / us[OSSL_SIGN]);
 		}
 	}
 	if (out == NULL) {

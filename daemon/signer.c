@@ -14,66 +14,30 @@
 #include "selftest.h"
 #include "tls.h"
 
-/* What a signer answers, from whom: its only peer is the parent. */
+/*
+ * What a signer answers, from whom: its only peer is the parent. SIGN and SIGN_TLS requests are
+ * signed together before any of a chunk's answers is written (sign_chunk), so their handler gets
+ * its signature ready made in `signed_`.
+ */
 typedef int (*signer_handler)(const struct keytab *kt, const uint8_t *body,
-	struct ipc_signature *out);
+	const struct ipc_signature *signed_, struct ipc_signature *out);
 
-/* Signs digest with key `key` if its purpose allows op, verified when the key says so. */
-static int sign_digest(const struct keytab *kt, uint32_t key, const uint8_t *digest,
-	enum policy_op op, struct ipc_signature *out)
+static int answer_sign(const struct keytab *kt, const uint8_t *body,
+	const struct ipc_signature *signed_, struct ipc_signature *out)
 {
-	const struct key_public *kp = &kt->pub[key];
-
-	if (!policy_purpose_allows(kp->purpose, op)) {
-		log_error("signer %d: key %s may not sign this (purpose %s)", (int)getpid(), kp->name,
-		    policy_purpose_name(kp->purpose));
-		out->result = P256_ERR_INTERNAL;
-		return 0;
-	}
-	if (kp->verify_after_sign)
-		out->result = p256_sign_checked(&kt->priv[key], digest, kp->nonce, NULL, 0, out->sig);
-	else
-		out->result = p256_sign(kt->priv[key].d, digest, kp->nonce, NULL, 0, out->sig);
+	*out = *signed_;
 	return 0;
 }
 
-static int answer_sign(const struct keytab *kt, const uint8_t *body, struct ipc_signature *out)
-{
-	struct ipc_sign req;
-
-	memcpy(&req, body, sizeof(req));	/* the table fixed its length */
-	if (req.key >= kt->n) {
-		out->result = P256_ERR_INTERNAL;
-		return 0;
-	}
-	return sign_digest(kt, req.key, req.digest, POLICY_SIGN, out);
-}
-
-/* A handshake signature: the content is built here, from its parts, and must be the kind the
- * key's purpose allows (the parent checks both too; this holds even if the parent is not ours). */
-static int answer_sign_tls(const struct keytab *kt, const uint8_t *body,
-	struct ipc_signature *out)
-{
-	struct ipc_sign_tls req;
-	uint8_t digest[P256_DIGEST_LEN];
-
-	memcpy(&req, body, sizeof(req));
-	if (req.key >= kt->n || proto_tls_digest(&req.tls, digest) != 0) {
-		out->result = P256_ERR_INTERNAL;
-		return 0;
-	}
-	return sign_digest(kt, req.key, digest,
-	    req.tls.side == PROTO_TLS_CLIENT ? POLICY_SIGN_TLS_CLIENT : POLICY_SIGN_TLS_SERVER, out);
-}
-
 static int answer_selftest(const struct keytab *kt, const uint8_t *body,
-	struct ipc_signature *out)
+	const struct ipc_signature *signed_, struct ipc_signature *out)
 {
 	out->result = selftest_run(kt, out->sig);
 	return 0;
 }
 
-static int answer_ping(const struct keytab *kt, const uint8_t *body, struct ipc_signature *out)
+static int answer_ping(const struct keytab *kt, const uint8_t *body,
+	const struct ipc_signature *signed_, struct ipc_signature *out)
 {
 	return 0;
 }
@@ -84,14 +48,14 @@ static const struct {
 	size_t reply_len;	/* the reply's body: an ipc_signature, or nothing */
 } handlers[] = {
 	{ IPC_SIGN, answer_sign, sizeof(struct ipc_signature) },
-	{ IPC_SIGN_TLS, answer_sign_tls, sizeof(struct ipc_signature) },
+	{ IPC_SIGN_TLS, answer_sign, sizeof(struct ipc_signature) },
 	{ IPC_SELFTEST, answer_selftest, sizeof(struct ipc_signature) },
 	{ IPC_PING, answer_ping, 0 },
 };
 
 /* Answers one request into out; -1 when the message has no handler or the answer no room. */
 static int answer(const struct keytab *kt, const struct ipc_header *h, const uint8_t *body,
-	uint8_t *out, size_t cap, size_t *len)
+	const struct ipc_signature *signed_, uint8_t *out, size_t cap, size_t *len)
 {
 	struct ipc_signature s;
 
@@ -99,12 +63,95 @@ static int answer(const struct keytab *kt, const struct ipc_header *h, const uin
 		if (handlers[i].type != h->type)
 			continue;
 		memset(&s, 0, sizeof(s));
-		if (handlers[i].fn(kt, body, &s) != 0)
+		if (handlers[i].fn(kt, body, signed_, &s) != 0)
 			return -1;
 		return ipc_put(out, cap, len, ipc_reply_type(h->type), h->id, &s,
 		    handlers[i].reply_len);
 	}
 	return -1;
+}
+
+_Static_assert(IPC_ANSWERS_PER_WRITE <= P256_BATCH_MAX, "a chunk's SIGN requests fit one batch");
+
+/* The requests of one write's worth of answers, parsed. */
+struct chunk {
+	struct ipc_header h[IPC_ANSWERS_PER_WRITE];
+	const uint8_t *body[IPC_ANSWERS_PER_WRITE];
+	uint8_t digest[IPC_ANSWERS_PER_WRITE][P256_DIGEST_LEN];
+	struct ipc_signature signed_[IPC_ANSWERS_PER_WRITE];	/* the SIGN and SIGN_TLS answers */
+	size_t n;
+};
+
+/*
+ * The digest request j of c asks for, and the key: a SIGN's digest, or SHA-256 of the content a
+ * SIGN_TLS handshake signs, built here from its parts. The key's purpose must allow it (the
+ * parent checks too; this holds even if the parent is not ours). 1 when j is no signing request;
+ * else 0 with *key set, or P256_ERR_INTERNAL (logged when the purpose refuses it).
+ */
+static int request_digest(const struct keytab *kt, struct chunk *c, size_t j, uint32_t *key)
+{
+	struct ipc_sign sign;
+	struct ipc_sign_tls tls;
+	enum policy_op op;
+
+	if (c->h[j].type == IPC_SIGN) {
+		memcpy(&sign, c->body[j], sizeof(sign));	/* the table fixed its length */
+		memcpy(c->digest[j], sign.digest, sizeof(c->digest[j]));
+		*key = sign.key;
+		op = POLICY_SIGN;
+	} else if (c->h[j].type == IPC_SIGN_TLS) {
+		memcpy(&tls, c->body[j], sizeof(tls));
+		if (proto_tls_digest(&tls.tls, c->digest[j]) != 0)
+			return P256_ERR_INTERNAL;
+		*key = tls.key;
+		op = tls.tls.side == PROTO_TLS_CLIENT ? POLICY_SIGN_TLS_CLIENT :
+		    POLICY_SIGN_TLS_SERVER;
+	} else
+		return 1;
+	if (*key >= kt->n)
+		return P256_ERR_INTERNAL;
+	if (!policy_purpose_allows(kt->pub[*key].purpose, op)) {
+		log_error("signer %d: key %s may not sign this (purpose %s)", (int)getpid(),
+		    kt->pub[*key].name, policy_purpose_name(kt->pub[*key].purpose));
+		return P256_ERR_INTERNAL;
+	}
+	return 0;
+}
+
+/*
+ * Signs the chunk's SIGN and SIGN_TLS requests as one batch (p256_sign_batch), each in its key's
+ * nonce mode and, for a key with verify_after_sign, verified as p256_sign_checked does.
+ */
+static void sign_chunk(const struct keytab *kt, struct chunk *c)
+{
+	struct p256_batch_item items[IPC_ANSWERS_PER_WRITE];
+	size_t at[IPC_ANSWERS_PER_WRITE], n = 0;
+
+	for (size_t j = 0; j < c->n; j++) {
+		uint32_t key = 0;
+		int r;
+
+		memset(&c->signed_[j], 0, sizeof(c->signed_[j]));
+		if ((r = request_digest(kt, c, j, &key)) > 0)
+			continue;
+		if (r != 0) {
+			c->signed_[j].result = r;
+			continue;
+		}
+		items[n] = (struct p256_batch_item){
+			.key = &kt->priv[key],
+			.digest = c->digest[j],
+			.mode = kt->pub[key].nonce,
+			.checked = kt->pub[key].verify_after_sign,
+		};
+		at[n++] = j;
+	}
+	p256_sign_batch(items, n);	/* cannot refuse n (the assertion above): see each result */
+	for (size_t i = 0; i < n; i++) {
+		c->signed_[at[i]].result = items[i].result;
+		memcpy(c->signed_[at[i]].sig, items[i].sig, P256_SIG_LEN);
+	}
+	explicit_bzero(items, sizeof(items));
 }
 
 /* Writes the *len bytes of answers gathered in out and empties it; -1 (logged) on failure. */
@@ -130,18 +177,39 @@ static int send_answers(int fd, const uint8_t *out, size_t *len)
 	return 0;
 }
 
-/* Reads, answers and writes batches until the parent closes the channel. */
+/*
+ * Parses up to max requests from in[*off, have) into c; r as ipc_next's for the message after
+ * the last one taken (0 when the chunk is full).
+ */
+static int next_chunk(const uint8_t *in, size_t have, size_t *off, size_t max, struct chunk *c)
+{
+	size_t used;
+	int r = 0;
+
+	for (c->n = 0; c->n < max; c->n++) {
+		if ((r = ipc_next(in + *off, have - *off, PROC_PARENT, PROC_SIGNER, &c->h[c->n],
+			    &c->body[c->n], &used)) != 0)
+			break;
+		*off += used;
+	}
+	return r;
+}
+
+/*
+ * Reads, answers and writes batches until the parent closes the channel: the requests of a read
+ * are answered in chunks that end where a write is due (every IPC_ANSWERS_PER_WRITE answers),
+ * each chunk's SIGN requests signed as one batch.
+ */
 static int serve(int fd, const struct keytab *kt, unsigned poll_us)
 {
 	/* Every request is at least a header long, which bounds the answers to one read. */
 	uint8_t in[IPC_BATCH * (sizeof(struct ipc_header) + sizeof(struct ipc_sign))];
 	uint8_t out[sizeof(in) / sizeof(struct ipc_header) * IPC_SIGNER_MSG_MAX];
+	struct chunk c;
 	size_t have = 0;
 
 	for (;;) {
-		struct ipc_header h;
-		const uint8_t *body;
-		size_t off = 0, used, len = 0, answered = 0;
+		size_t off = 0, len = 0, answered = 0;
 		ssize_t n = busypoll_read(fd, in + have, sizeof(in) - have, poll_us);
 		int r;
 
@@ -154,17 +222,23 @@ static int serve(int fd, const struct keytab *kt, unsigned poll_us)
 			return -1;
 		}
 		have += (size_t)n;
-		while ((r = ipc_next(in + off, have - off, PROC_PARENT, PROC_SIGNER, &h, &body,
-			    &used)) == 0) {
-			if (answer(kt, &h, body, out, sizeof(out), &len) != 0) {
-				log_error("signer %d: cannot answer a %s message", (int)getpid(),
-				    ipc_type_name(h.type));
-				return -1;
+		do {
+			r = next_chunk(in, have, &off,
+			    IPC_ANSWERS_PER_WRITE - answered % IPC_ANSWERS_PER_WRITE, &c);
+			sign_chunk(kt, &c);
+			for (size_t j = 0; j < c.n; j++) {
+				if (answer(kt, &c.h[j], c.body[j], &c.signed_[j], out, sizeof(out),
+					&len) != 0) {
+					log_error("signer %d: cannot answer a %s message",
+					    (int)getpid(), ipc_type_name(c.h[j].type));
+					return -1;
+				}
 			}
-			off += used;
-			if (++answered % IPC_ANSWERS_PER_WRITE == 0 && send_answers(fd, out, &len) != 0)
+			if (c.n > 0 && (answered += c.n) % IPC_ANSWERS_PER_WRITE == 0 &&
+			    send_answers(fd, out, &len) != 0)
 				return -1;
-		}
+		} while (r == 0 && c.n > 0);
+		explicit_bzero(&c, sizeof(c));
 		if (r < 0) {
 			log_error("signer %d: a message the table refuses (%d)", (int)getpid(), r);
 			return -1;

@@ -75,6 +75,33 @@ void p256_key_clear(struct p256_key *key);
 int p256_sign_checked(const struct p256_key *key, const uint8_t digest[P256_DIGEST_LEN],
 	enum p256_nonce mode, const uint8_t *extra, size_t extra_len, uint8_t sig[P256_SIG_LEN]);
 
+/* The most signatures p256_sign_batch takes at once. */
+#define P256_BATCH_MAX 64
+
+/* One signature of a batch: the inputs of p256_sign_checked or p256_sign, and its outcome. */
+struct p256_batch_item {
+	const struct p256_key *key;	/* key->d signs; pub and verifier are used when checked */
+	const uint8_t *digest;		/* P256_DIGEST_LEN bytes */
+	enum p256_nonce mode;
+	int checked;			/* nonzero: verify the result as p256_sign_checked does */
+	const uint8_t *extra;		/* as p256_sign's, may be NULL with extra_len 0 */
+	size_t extra_len;
+	uint8_t sig[P256_SIG_LEN];	/* out: r||s, zero on failure */
+	int result;			/* out: what p256_sign(_checked) would return for this item */
+};
+
+/*
+ * Signs n <= P256_BATCH_MAX items at once, each with its own key, digest, mode and extra bytes.
+ * Every item gets its own result and signature, bit-identical to p256_sign (checked: to
+ * p256_sign_checked) given the same inputs and the same hedge; a failing item does not affect
+ * the others. Shared across the batch: one getrandom call for the hedges of all the hedged items
+ * (32 bytes each) and one inversion mod n for all the nonces (Montgomery's trick). Constant time
+ * in every key and nonce; n, the modes, extra_len and which items fail are public. Returns 0
+ * when the items were signed (see each result), P256_ERR_LENGTH (and every result
+ * P256_ERR_LENGTH) when n > P256_BATCH_MAX.
+ */
+int p256_sign_batch(struct p256_batch_item *items, size_t n);
+
 /* Verification policy flags. */
 #define P256_VERIFY_LOW_S 0x1	/* refuse s > n/2 with P256_ERR_SIG_HIGH_S */
 

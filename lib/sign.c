@@ -8,9 +8,10 @@
 #include "ec.h"
 #include "p256.h"
 #include "scalar.h"
+#include "sign-internal.h"
 
 #define EXTRA_MAX 64
-#define HEDGE_LEN 32
+#define HEDGE_LEN SIGN_HEDGE_LEN
 /* RFC 6979 loops until a candidate works; each try fails with probability about 2^-32, so a
  * hundred failures mean a broken DRBG, not bad luck. */
 #define MAX_TRIES 100
@@ -28,7 +29,7 @@ static int load_private(scalar *ds, const uint8_t d[32])
 
 /* The additional data of RFC 6979 section 3.6: the caller's extra bytes, then the hedge. */
 static int additional_data(enum p256_nonce mode, const uint8_t *extra, size_t extra_len,
-	uint8_t ad[EXTRA_MAX + HEDGE_LEN], size_t *ad_len)
+	const uint8_t hedge[HEDGE_LEN], uint8_t ad[EXTRA_MAX + HEDGE_LEN], size_t *ad_len)
 {
 	if (extra_len > EXTRA_MAX || (extra_len > 0 && extra == NULL))
 		return P256_ERR_LENGTH;
@@ -39,8 +40,7 @@ static int additional_data(enum p256_nonce mode, const uint8_t *extra, size_t ex
 		return 0;
 	if (mode != P256_NONCE_HEDGED)
 		return P256_ERR_LENGTH;
-	if (getrandom(ad + extra_len, HEDGE_LEN, 0) != HEDGE_LEN)
-		return P256_ERR_RANDOM;
+	memcpy(ad + extra_len, hedge, HEDGE_LEN);
 	*ad_len += HEDGE_LEN;
 	return 0;
 }
@@ -54,79 +54,134 @@ static int is_zero(const uint8_t *p, size_t n)
 	return acc == 0;
 }
 
-/*
- * One signing attempt with candidate k: r = x(kG) mod n, s = (e + r*d) / k mod n. Returns 1 when r
- * or s is zero (RFC 6979: take the next candidate), 0 with sig written, or an error.
- */
-static int sign_with_k(const scalar *k, const scalar *d_mont, const scalar *e, uint8_t sig[64])
+int signing_start(struct signing *s, const uint8_t d[32], const uint8_t digest[32],
+	enum p256_nonce mode, const uint8_t *extra, size_t extra_len,
+	const uint8_t hedge[SIGN_HEDGE_LEN])
 {
-	scalar rs, t, u, kinv, s;
+	uint8_t h1[32], ad[EXTRA_MAX + HEDGE_LEN];
+	size_t ad_len;
+	scalar ds;
+	int r;
+
+	s->drbg = NULL;
+	if ((r = load_private(&ds, d)) != 0 ||
+	    (r = additional_data(mode, extra, extra_len, hedge, ad, &ad_len)) != 0)
+		goto out;
+	scalar_from_bytes(&s->e, digest);
+	scalar_reduce(&s->e, &s->e);		/* bits2octets: the digest mod n */
+	scalar_to_bytes(h1, &s->e);
+	if ((r = drbg_new(&s->drbg, d, h1, ad, ad_len)) != 0)
+		goto out;
+	scalar_to_mont(&s->d_mont, &ds);
+out:
+	explicit_bzero(ad, sizeof(ad));
+	scalar_wipe(&ds);
+	return r;
+}
+
+int signing_candidate(struct signing *s, scalar *k)
+{
+	uint8_t kb[32];
+	uint64_t ok;
+	int r;
+
+	if ((r = drbg_next(s->drbg, kb)) != 0)
+		goto out;
+	scalar_from_bytes(k, kb);
+	ok = scalar_in_range(k);
+	ct_declassify(&ok, sizeof(ok));		/* a rejected candidate is discarded */
+	r = ok ? 0 : 1;
+out:
+	explicit_bzero(kb, sizeof(kb));
+	return r;
+}
+
+int signing_commit(const struct signing *s, const scalar *k, scalar *rs, scalar *u)
+{
+	scalar t;
 	uint8_t x[32];
 	int r;
 
 	if ((r = ec_base_mul(k, x, NULL)) != 0)
 		goto out;
-	scalar_from_bytes(&rs, x);
-	scalar_reduce(&rs, &rs);
-	scalar_mont_mul(&t, &rs, d_mont);	/* r*d (one operand in Montgomery form) */
-	scalar_add(&u, e, &t);			/* e + r*d */
-	scalar_inv(&kinv, k);
-	scalar_to_mont(&kinv, &kinv);		/* k^-1 * R */
-	scalar_mont_mul(&s, &u, &kinv);		/* (e + r*d) / k */
-	scalar_to_bytes(sig, &rs);
-	scalar_to_bytes(sig + 32, &s);
-	ct_declassify(sig, 64);			/* the signature is public from here */
-	r = is_zero(sig, 32) || is_zero(sig + 32, 32);
+	scalar_from_bytes(rs, x);
+	scalar_reduce(rs, rs);
+	scalar_mont_mul(&t, rs, &s->d_mont);	/* r*d (one operand in Montgomery form) */
+	scalar_add(u, &s->e, &t);		/* e + r*d */
 out:
 	scalar_wipe(&t);
-	scalar_wipe(&u);
-	scalar_wipe(&kinv);
-	scalar_wipe(&s);
 	return r;
 }
 
-int p256_sign(const uint8_t d[P256_SCALAR_LEN], const uint8_t digest[P256_DIGEST_LEN],
-	enum p256_nonce mode, const uint8_t *extra, size_t extra_len, uint8_t sig[P256_SIG_LEN])
+int signing_finish(const scalar *rs, const scalar *u, const scalar *kinv_mont, uint8_t sig[64])
 {
-	uint8_t h1[32], ad[EXTRA_MAX + HEDGE_LEN], kb[32];
-	scalar ds, d_mont, e, k;
-	struct drbg *drbg = NULL;
-	size_t ad_len;
-	uint64_t ok;
+	scalar s;
+
+	scalar_mont_mul(&s, u, kinv_mont);	/* (e + r*d) / k */
+	scalar_to_bytes(sig, rs);
+	scalar_to_bytes(sig + 32, &s);
+	scalar_wipe(&s);
+	ct_declassify(sig, 64);			/* the signature is public from here */
+	return is_zero(sig, 32) || is_zero(sig + 32, 32);
+}
+
+void signing_end(struct signing *s)
+{
+	drbg_free(s->drbg);
+	s->drbg = NULL;
+	scalar_wipe(&s->d_mont);
+	scalar_wipe(&s->e);
+}
+
+int sign_with_hedge(const uint8_t d[32], const uint8_t digest[32], enum p256_nonce mode,
+	const uint8_t *extra, size_t extra_len, const uint8_t hedge[SIGN_HEDGE_LEN],
+	uint8_t sig[64])
+{
+	struct signing st;
+	scalar k, rs, u, kinv;
 	int r;
 
-	if ((r = load_private(&ds, d)) != 0 ||
-	    (r = additional_data(mode, extra, extra_len, ad, &ad_len)) != 0)
+	if ((r = signing_start(&st, d, digest, mode, extra, extra_len, hedge)) != 0)
 		goto out;
-	scalar_from_bytes(&e, digest);
-	scalar_reduce(&e, &e);			/* bits2octets: the digest mod n */
-	scalar_to_bytes(h1, &e);
-	if ((r = drbg_new(&drbg, d, h1, ad, ad_len)) != 0)
-		goto out;
-	scalar_to_mont(&d_mont, &ds);
 	r = P256_ERR_INTERNAL;
 	for (int tries = 0; tries < MAX_TRIES; tries++) {
-		if ((r = drbg_next(drbg, kb)) != 0)
+		if ((r = signing_candidate(&st, &k)) < 0)
 			goto out;
-		scalar_from_bytes(&k, kb);
-		ok = scalar_in_range(&k);
-		ct_declassify(&ok, sizeof(ok));	/* a rejected candidate is discarded */
-		r = P256_ERR_INTERNAL;		/* in case it is the last one */
-		if (!ok)
+		if (r == 1) {
+			r = P256_ERR_INTERNAL;	/* in case it is the last one */
 			continue;
-		if ((r = sign_with_k(&k, &d_mont, &e, sig)) != 1)
+		}
+		if ((r = signing_commit(&st, &k, &rs, &u)) != 0)
+			goto out;
+		scalar_inv(&kinv, &k);
+		scalar_to_mont(&kinv, &kinv);	/* k^-1 * R */
+		if ((r = signing_finish(&rs, &u, &kinv, sig)) != 1)
 			break;
 		r = P256_ERR_INTERNAL;
 	}
 out:
 	if (r != 0)
 		explicit_bzero(sig, P256_SIG_LEN);
-	drbg_free(drbg);
-	explicit_bzero(kb, sizeof(kb));
-	explicit_bzero(ad, sizeof(ad));
-	scalar_wipe(&ds);
-	scalar_wipe(&d_mont);
+	signing_end(&st);
 	scalar_wipe(&k);
+	scalar_wipe(&u);
+	scalar_wipe(&kinv);
+	return r;
+}
+
+int p256_sign(const uint8_t d[P256_SCALAR_LEN], const uint8_t digest[P256_DIGEST_LEN],
+	enum p256_nonce mode, const uint8_t *extra, size_t extra_len, uint8_t sig[P256_SIG_LEN])
+{
+	uint8_t hedge[HEDGE_LEN] = { 0 };
+	int r = 0;
+
+	if (mode == P256_NONCE_HEDGED && getrandom(hedge, HEDGE_LEN, 0) != HEDGE_LEN)
+		r = P256_ERR_RANDOM;
+	if (r == 0)
+		r = sign_with_hedge(d, digest, mode, extra, extra_len, hedge, sig);
+	else
+		explicit_bzero(sig, P256_SIG_LEN);
+	explicit_bzero(hedge, sizeof(hedge));
 	return r;
 }
 
@@ -194,16 +249,12 @@ void p256_key_clear(struct p256_key *key)
 	explicit_bzero(key, sizeof(*key));
 }
 
-int p256_sign_checked(const struct p256_key *key, const uint8_t digest[P256_DIGEST_LEN],
-	enum p256_nonce mode, const uint8_t *extra, size_t extra_len, uint8_t sig[P256_SIG_LEN])
+int sign_verify_own(const struct p256_key *key, const uint8_t digest[32], uint8_t sig[64])
 {
 	BN_CTX *ctx = NULL;
 	EC_POINT *q = NULL;
-	int r;
+	int r = P256_ERR_INTERNAL;
 
-	if ((r = p256_sign(key->d, digest, mode, extra, extra_len, sig)) != 0)
-		goto out;
-	r = P256_ERR_INTERNAL;
 	if ((ctx = BN_CTX_new()) == NULL ||
 	    (key->verifier == NULL && ec_point_decode(key->pub, P256_POINT_LEN, &q, ctx) != 0))
 		goto out;
@@ -216,5 +267,15 @@ out:
 		explicit_bzero(sig, P256_SIG_LEN);
 	EC_POINT_free(q);
 	BN_CTX_free(ctx);
+	return r;
+}
+
+int p256_sign_checked(const struct p256_key *key, const uint8_t digest[P256_DIGEST_LEN],
+	enum p256_nonce mode, const uint8_t *extra, size_t extra_len, uint8_t sig[P256_SIG_LEN])
+{
+	int r;
+
+	if ((r = p256_sign(key->d, digest, mode, extra, extra_len, sig)) == 0)
+		r = sign_verify_own(key, digest, sig);
 	return r;
 }

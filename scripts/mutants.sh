@@ -123,13 +123,19 @@ mutant drbg-k-taken-for-v lib/drbg.c unit \
 
 # signing (lib/sign.c)
 mutant digest-not-reduced lib/sign.c unit \
-	's/scalar_to_bytes(h1, &e);/memcpy(h1, digest, 32);/'
+	's/scalar_to_bytes(h1, \&s->e);/memcpy(h1, digest, 32);/'
 mutant hedge-dropped lib/sign.c unit \
 	's/^\t\*ad_len += HEDGE_LEN;$//'
 mutant private-range-unchecked lib/sign.c unit \
 	's/return ok ? 0 : P256_ERR_SCALAR_RANGE;/return 0;/'
 mutant sign-checked-no-verify lib/sign.c unit \
 	's/r = ec_verify_sig(q, key->verifier, digest, sig, ctx);/r = 0;/'
+mutant batch-back-substitution-off-by-one lib/sign-batch.c unit \
+	's/for (size_t j = m - 1; j > 0; j--) {/for (size_t j = m - 1; j > 1; j--) {/'
+mutant batch-hedge-of-previous-item lib/sign-batch.c unit \
+	's/return hedges != NULL ? hedges + SIGN_HEDGE_LEN \* i : none;/return hedges != NULL ? hedges + SIGN_HEDGE_LEN * (i > 0 ? i - 1 : 0) : none;/'
+mutant batch-checked-no-verify lib/sign-batch.c unit \
+	's/if (it->result == 0 \&\& it->checked)/if (0)/'
 mutant table-never-built lib/sign.c unit \
 	's/return key_init(key, d, 1);/return key_init(key, d, 0);/'
 mutant untabled-builds-table lib/sign.c unit \
@@ -198,7 +204,7 @@ mutant der-sign-byte-dropped lib/der.c unit \
 
 # the signer's batching (daemon/signer.c)
 mutant answers-once-per-batch daemon/signer.c unit \
-	's/if (++answered % IPC_ANSWERS_PER_WRITE == 0 \&\& /if (0 \&\& /'
+	's/if (c.n > 0 \&\& (answered += c.n) % IPC_ANSWERS_PER_WRITE == 0 \&\&/if (0 \&\&/'
 
 total=$((killed + survived + broken))
 echo "mutants: $killed killed, $survived survived, $broken broken of $total in $(($(date +%s) - start)) s"

@@ -46,6 +46,31 @@ static void sign_both_modes(const uint8_t d[32], const uint8_t digest[32])
 		"p256_sign hedged with extra");
 }
 
+/*
+ * The batch (its nonce inversion by Montgomery's trick, the split hedges): eight items over two
+ * keys whose scalars are undefined, in both modes, some with undefined extra bytes, some checked.
+ */
+static void sign_batch(struct p256_key keys[2], const uint8_t digest[32])
+{
+	struct p256_batch_item items[8];
+	uint8_t extra[16];
+
+	memset(extra, 0x6b, sizeof(extra));
+	secret(extra, sizeof(extra));
+	for (int i = 0; i < 8; i++)
+		items[i] = (struct p256_batch_item){
+			.key = &keys[i % 2],
+			.digest = digest,
+			.mode = i % 3 == 0 ? P256_NONCE_DETERMINISTIC : P256_NONCE_HEDGED,
+			.checked = i % 4 == 1,
+			.extra = i % 2 ? extra : NULL,
+			.extra_len = i % 2 ? sizeof(extra) : 0,
+		};
+	ok(p256_sign_batch(items, 8), "p256_sign_batch");
+	for (int i = 0; i < 8; i++)
+		ok(items[i].result, "p256_sign_batch item");
+}
+
 /* The scalar functions on undefined inputs; results stay undefined and are only stored. */
 static void scalar_functions(const uint8_t a_bytes[32], const uint8_t b_bytes[32])
 {
@@ -111,7 +136,7 @@ static void drbg_functions(const uint8_t x[32], const uint8_t h1[32])
 int main(void)
 {
 	uint8_t d[32], digest[32], pub[65], sig[64], other[32];
-	struct p256_key key;
+	struct p256_key key, batch_keys[2];
 
 	if (!RUNNING_ON_VALGRIND) {
 		fprintf(stderr, "ct-sign: must run under valgrind memcheck to mean anything\n");
@@ -141,6 +166,14 @@ int main(void)
 	ok(p256_sign_checked(&key, digest, P256_NONCE_HEDGED, NULL, 0, sig),
 		"p256_sign_checked hedged, untabled key");
 	p256_key_clear(&key);
+
+	ok(p256_key_init(&batch_keys[0], d), "p256_key_init for the batch");
+	ok(p256_key_init_untabled(&batch_keys[1], other), "p256_key_init_untabled for the batch");
+	secret(batch_keys[0].d, sizeof(batch_keys[0].d));
+	secret(batch_keys[1].d, sizeof(batch_keys[1].d));
+	sign_batch(batch_keys, digest);
+	p256_key_clear(&batch_keys[0]);
+	p256_key_clear(&batch_keys[1]);
 
 	scalar_functions(d, other);
 	inversions(other, d);

@@ -4,7 +4,9 @@
  * and driven over a SOCK_SEQPACKET socketpair, which keeps the boundary of every write, so the
  * test sees how the signer groups its answers. A batch of requests is answered in order, with
  * the right signatures, in writes of IPC_ANSWERS_PER_WRITE answers and a last one with the rest;
- * a message the table refuses ends it with status 1; it exits 0 when the parent's end closes.
+ * a message the table refuses ends it with status 1; it exits 0 when the parent's end closes. The
+ * requests alternate between two keys, one of them verified after signing, and a key index the
+ * table does not have: the SIGN requests of a write are signed as one batch, item by item.
  */
 #include <poll.h>
 #include <stdlib.h>
@@ -18,8 +20,13 @@
 #include "keys.h"
 #include "signer.h"
 
-/* RFC 6979 A.2.5's private key; the signatures are checked against p256_sign in this process. */
+/* RFC 6979 A.2.5's private key and a second one (verify_after_sign); the signatures are checked
+ * against p256_sign in this process. */
 static const char *D = "c9afa9d845ba75166b5c215767b1d6934e50c3db36e89b127b8a622b120f6721";
+static const char *D2 = "0f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0";
+#define NKEYS 2
+/* Request id's key: mostly key 0, every third key 1, every 29th one the table does not have. */
+#define KEY_OF(id) ((id) % 29 == 0 ? NKEYS : (id) % 3 == 0 ? 1u : 0u)
 
 #define REQ_LEN (sizeof(struct ipc_header) + sizeof(struct ipc_sign))
 #define ANSWER_LEN IPC_SIGNER_MSG_MAX
@@ -34,10 +41,11 @@ static void digest_of(uint64_t id, uint8_t digest[P256_DIGEST_LEN])
 static void send_batch(int fd, uint64_t first, size_t n)
 {
 	uint8_t buf[IPC_BATCH * REQ_LEN];
-	struct ipc_sign req = { .key = 0 };
+	struct ipc_sign req;
 	size_t len = 0;
 
 	for (size_t i = 0; i < n; i++) {
+		req.key = KEY_OF(first + i);
 		digest_of(first + i, req.digest);
 		CHECK_INT(ipc_put(buf, sizeof(buf), &len, IPC_SIGN, first + i, &req, sizeof(req)), 0);
 	}
@@ -63,8 +71,8 @@ static size_t read_record(int fd, uint8_t *buf, size_t cap)
  * Reads the answers to ids first.. (n of them), expecting them in writes of `per` answers and a
  * last one with the rest, each signature equal to RFC 6979's for its digest.
  */
-static void expect_answers(int fd, const uint8_t d[P256_SCALAR_LEN], uint64_t first, size_t n,
-	size_t per)
+static void expect_answers(int fd, uint8_t d[NKEYS][P256_SCALAR_LEN], uint64_t first,
+	size_t n, size_t per)
 {
 	uint8_t buf[IPC_BATCH * ANSWER_LEN], digest[P256_DIGEST_LEN], want[P256_SIG_LEN];
 	uint64_t id = first;
@@ -84,10 +92,16 @@ static void expect_answers(int fd, const uint8_t d[P256_SCALAR_LEN], uint64_t fi
 			memcpy(&s, body, sizeof(s));
 			CHECK_INT(h.type, IPC_SIGNATURE);
 			CHECK_INT(h.id, id);
-			CHECK_INT(s.result, 0);
 			digest_of(id, digest);
-			CHECK_INT(p256_sign(d, digest, P256_NONCE_DETERMINISTIC, NULL, 0, want), 0);
-			CHECK_MEM(s.sig, want, P256_SIG_LEN);
+			if (KEY_OF(id) == NKEYS) {
+				CHECK_INT(s.result, P256_ERR_INTERNAL);
+				CHECK(all_zero(s.sig, P256_SIG_LEN));
+			} else {
+				CHECK_INT(s.result, 0);
+				CHECK_INT(p256_sign(d[KEY_OF(id)], digest, P256_NONCE_DETERMINISTIC,
+					NULL, 0, want), 0);
+				CHECK_MEM(s.sig, want, P256_SIG_LEN);
+			}
 			off += used;
 			id++;
 		}
@@ -95,15 +109,16 @@ static void expect_answers(int fd, const uint8_t d[P256_SCALAR_LEN], uint64_t fi
 	}
 }
 
-/* Forks a signer with RFC 6979 A.2.5's key (deterministic, no verification) on a new
- * SOCK_SEQPACKET pair; returns its pid and the test's end in *fd. */
-static pid_t start_signer(const uint8_t d[P256_SCALAR_LEN], int *fd)
+/* Forks a signer with the two keys (deterministic; key 1 verified after signing, with its
+ * table) on a new SOCK_SEQPACKET pair; returns its pid and the test's end in *fd. */
+static pid_t start_signer(uint8_t d[NKEYS][P256_SCALAR_LEN], int *fd)
 {
-	uint8_t point[P256_POINT_LEN];
+	uint8_t point[NKEYS][P256_POINT_LEN];
 	int sv[2];
 	pid_t pid;
 
-	if (p256_public_from_private(d, point) != 0 ||
+	if (p256_public_from_private(d[0], point[0]) != 0 ||
+	    p256_public_from_private(d[1], point[1]) != 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
 		test_fatal("set-up");
 	if ((pid = fork()) < 0)
@@ -113,10 +128,13 @@ static pid_t start_signer(const uint8_t d[P256_SCALAR_LEN], int *fd)
 
 		const struct policy_acl none = { 0 };
 
-		if (keys_alloc(&kt, 1, 1) != 0 ||
-		    keys_set_public(&kt.pub[0], "rfc6979", point, P256_NONCE_DETERMINISTIC, 0,
+		if (keys_alloc(&kt, NKEYS, 1) != 0 ||
+		    keys_set_public(&kt.pub[0], "rfc6979", point[0], P256_NONCE_DETERMINISTIC, 0,
 			POLICY_PURPOSE_ANY, &none) != 0 ||
-		    p256_key_init_untabled(&kt.priv[0], d) != 0)
+		    keys_set_public(&kt.pub[1], "checked", point[1], P256_NONCE_DETERMINISTIC, 1,
+			POLICY_PURPOSE_ANY, &none) != 0 ||
+		    p256_key_init_untabled(&kt.priv[0], d[0]) != 0 ||
+		    p256_key_init(&kt.priv[1], d[1]) != 0)
 			_exit(3);
 		close(sv[0]);
 		signer_main(sv[1], &kt, 0);
@@ -136,14 +154,15 @@ static int exit_status(pid_t pid)
 
 int main(void)
 {
-	uint8_t d[P256_SCALAR_LEN], buf[ANSWER_LEN];
+	uint8_t d[NKEYS][P256_SCALAR_LEN], buf[ANSWER_LEN];
 	struct ipc_header h;
 	const uint8_t *body;
 	size_t used, len = 0;
 	int fd;
 	pid_t pid;
 
-	hex_exact(D, d, sizeof(d));
+	hex_exact(D, d[0], sizeof(d[0]));
+	hex_exact(D2, d[1], sizeof(d[1]));
 	pid = start_signer(d, &fd);
 
 	/* 40 requests in one read: answered in writes of 16, 16 and 8. */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: ISC */
+#ifndef P256_SIGN_INTERNAL_H
+#define P256_SIGN_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "drbg.h"
+#include "p256.h"
+#include "scalar.h"
+
+/*
+ * The steps of one ECDSA signature, shared by the single path (sign.c) and the batch
+ * (sign-batch.c) so that both give the same bytes; internal to lib/ and its tests.
+ */
+
+#define SIGN_HEDGE_LEN 32
+
+/* One signature in progress: the key in Montgomery form, the reduced digest, the nonce DRBG. */
+struct signing {
+	scalar d_mont;
+	scalar e;
+	struct drbg *drbg;
+};
+
+/*
+ * Checks d and the arguments and seeds the DRBG with extra || hedge as RFC 6979 section 3.6
+ * additional data (hedge is used only in P256_NONCE_HEDGED). Errors as p256_sign's, but never
+ * P256_ERR_RANDOM: the caller drew the hedge. signing_end must follow whatever the result.
+ */
+int signing_start(struct signing *s, const uint8_t d[32], const uint8_t digest[32],
+	enum p256_nonce mode, const uint8_t *extra, size_t extra_len,
+	const uint8_t hedge[SIGN_HEDGE_LEN]);
+
+/* The DRBG's next candidate as k: 0 when 1 <= k < n, 1 when it is rejected, or an error. */
+int signing_candidate(struct signing *s, scalar *k);
+
+/* rs = x(kG) mod n and u = e + rs*d, the part of s that does not need k^-1. */
+int signing_commit(const struct signing *s, const scalar *k, scalar *rs, scalar *u);
+
+/* s = u * k^-1 from kinv_mont = k^-1 * R; writes r||s (public). 1 when r or s is zero, else 0. */
+int signing_finish(const scalar *rs, const scalar *u, const scalar *kinv_mont, uint8_t sig[64]);
+
+/* Wipes s and frees its DRBG; safe after a failed signing_start. */
+void signing_end(struct signing *s);
+
+/* p256_sign with the hedge given instead of drawn: p256_sign is getrandom and this. */
+int sign_with_hedge(const uint8_t d[32], const uint8_t digest[32], enum p256_nonce mode,
+	const uint8_t *extra, size_t extra_len, const uint8_t hedge[SIGN_HEDGE_LEN],
+	uint8_t sig[64]);
+
+/* p256_sign_checked's verification of sig under key; wipes sig on failure (P256_ERR_FAULT). */
+int sign_verify_own(const struct p256_key *key, const uint8_t digest[32], uint8_t sig[64]);
+
+/*
+ * p256_sign_batch with the hedges given: item i uses hedges[32*i .. 32*i+31] when it is hedged;
+ * hedges NULL makes every hedged item fail with P256_ERR_RANDOM. n <= P256_BATCH_MAX.
+ */
+void sign_batch_with_hedges(struct p256_batch_item *items, size_t n, const uint8_t *hedges);
+
+#endif

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Batch signing: every signature of p256_sign_batch is bit-identical to the single path's for the
+ * same inputs, in deterministic mode across batch sizes 1 to 64 with mixed keys, extra bytes and
+ * checked items, and in hedged mode given the same hedge bytes (sign_batch_with_hedges against
+ * sign_with_hedge, the function p256_sign is made of); each failing item (bad key, bad argument,
+ * fault, no randomness) fails alone.
+ */
+#include "sign-internal.h"
+#include "testutil.h"
+
+#define NKEYS 4
+#define NMAX P256_BATCH_MAX
+
+static struct p256_key keys[NKEYS];
+static uint8_t digests[NMAX][32];
+static uint8_t extras[NMAX][P256_BATCH_MAX];
+
+/* Item i of a batch of n: a key, digest, extra length and checking that vary with i and n. */
+static void fill(struct p256_batch_item *it, size_t i, size_t n, enum p256_nonce mode)
+{
+	memset(it, 0, sizeof(*it));
+	it->key = &keys[(i * 3 + n) % NKEYS];
+	it->digest = digests[i];
+	it->mode = mode;
+	it->checked = (i + n) % 3 == 0;
+	it->extra_len = (i * 5 + n) % 4 == 0 ? (i + n) % 65 : 0;
+	it->extra = it->extra_len > 0 ? extras[i] : NULL;
+}
+
+/* The single path's answer for an item, with the given hedge. */
+static int single(const struct p256_batch_item *it, const uint8_t hedge[32], uint8_t sig[64])
+{
+	int r = sign_with_hedge(it->key->d, it->digest, it->mode, it->extra, it->extra_len, hedge,
+		sig);
+
+	if (r == 0 && it->checked)
+		r = sign_verify_own(it->key, it->digest, sig);
+	return r;
+}
+
+/* Deterministic mode: the public API against p256_sign and p256_sign_checked, sizes 1..64. */
+static void check_deterministic(void)
+{
+	struct p256_batch_item items[NMAX];
+	uint8_t sig[64];
+
+	for (size_t n = 1; n <= NMAX; n++) {
+		for (size_t i = 0; i < n; i++)
+			fill(&items[i], i, n, P256_NONCE_DETERMINISTIC);
+		CHECK_INT(p256_sign_batch(items, n), 0);
+		for (size_t i = 0; i < n; i++) {
+			const struct p256_batch_item *it = &items[i];
+
+			CHECK_INT(it->result, 0);
+			if (it->checked)
+				CHECK_INT(p256_sign_checked(it->key, it->digest, it->mode, it->extra,
+					it->extra_len, sig), 0);
+			else
+				CHECK_INT(p256_sign(it->key->d, it->digest, it->mode, it->extra,
+					it->extra_len, sig), 0);
+			CHECK_MEM(it->sig, sig, 64);
+		}
+	}
+}
+
+/* Hedged (and mixed) mode with known hedges: each item against the single path with its hedge. */
+static void check_hedged(struct prng *g)
+{
+	static const size_t sizes[] = { 1, 2, 3, 7, 16, 33, 64 };
+	struct p256_batch_item items[NMAX];
+	uint8_t hedges[NMAX * 32], sig[64];
+
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		size_t n = sizes[s];
+
+		prng_bytes(g, hedges, sizeof(hedges));
+		for (size_t i = 0; i < n; i++)
+			fill(&items[i], i, n, i % 4 == 1 ? P256_NONCE_DETERMINISTIC : P256_NONCE_HEDGED);
+		sign_batch_with_hedges(items, n, hedges);
+		for (size_t i = 0; i < n; i++) {
+			CHECK_INT(items[i].result, 0);
+			CHECK_INT(single(&items[i], hedges + 32 * i, sig), 0);
+			CHECK_MEM(items[i].sig, sig, 64);
+			CHECK_INT(p256_verify(items[i].key->pub, 65, items[i].digest, items[i].sig, 0), 0);
+		}
+	}
+}
+
+/* The public hedged batch: valid signatures, and the same inputs twice give different ones. */
+static void check_hedged_random(void)
+{
+	struct p256_batch_item a[16], b[16];
+
+	for (size_t i = 0; i < 16; i++) {
+		fill(&a[i], 0, 16, P256_NONCE_HEDGED);	/* the same key and digest for all */
+		fill(&b[i], 0, 16, P256_NONCE_HEDGED);
+	}
+	CHECK_INT(p256_sign_batch(a, 16), 0);
+	CHECK_INT(p256_sign_batch(b, 16), 0);
+	for (size_t i = 0; i < 16; i++) {
+		CHECK_INT(a[i].result, 0);
+		CHECK_INT(p256_verify(a[i].key->pub, 65, a[i].digest, a[i].sig, 0), 0);
+		CHECK(memcmp(a[i].sig, b[i].sig, 64) != 0);
+		if (i > 0)
+			CHECK(memcmp(a[i].sig, a[i - 1].sig, 64) != 0);
+	}
+}
+
+/* Failing items fail alone, with the single path's code and a wiped signature. */
+static void check_failures(void)
+{
+	struct p256_batch_item items[8];
+	struct p256_key zero = { 0 }, faulty = keys[1];
+	uint8_t sig[64];
+
+	for (size_t i = 0; i < 8; i++)
+		fill(&items[i], i, 8, P256_NONCE_DETERMINISTIC);
+	items[1].key = &zero;				/* d = 0 */
+	items[2].extra_len = 65;			/* too much extra */
+	items[3].mode = (enum p256_nonce)2;		/* no such mode */
+	faulty.d[31] ^= 0x01;				/* d no longer matches pub */
+	items[5].key = &faulty;
+	items[5].checked = 1;
+	items[6].key = &faulty;				/* unchecked: signs with the wrong d */
+	items[6].checked = 0;
+	CHECK_INT(p256_sign_batch(items, 8), 0);
+	CHECK_INT(items[1].result, P256_ERR_SCALAR_RANGE);
+	CHECK_INT(items[2].result, P256_ERR_LENGTH);
+	CHECK_INT(items[3].result, P256_ERR_LENGTH);
+	CHECK_INT(items[5].result, P256_ERR_FAULT);
+	for (size_t i = 1; i <= 5; i++)
+		if (i != 4)
+			CHECK(all_zero(items[i].sig, 64));
+	for (size_t i = 0; i < 8; i++) {
+		if (i >= 1 && i <= 5 && i != 4)
+			continue;
+		CHECK_INT(items[i].result, 0);
+		CHECK_INT(single(&items[i], NULL, sig), 0);
+		CHECK_MEM(items[i].sig, sig, 64);
+	}
+
+	/* no randomness: the hedged items fail, the deterministic ones are signed */
+	for (size_t i = 0; i < 8; i++)
+		fill(&items[i], i, 8, i % 2 ? P256_NONCE_HEDGED : P256_NONCE_DETERMINISTIC);
+	sign_batch_with_hedges(items, 8, NULL);
+	for (size_t i = 0; i < 8; i++) {
+		CHECK_INT(items[i].result, i % 2 ? P256_ERR_RANDOM : 0);
+		if (i % 2)
+			CHECK(all_zero(items[i].sig, 64));
+		else
+			CHECK_INT(p256_verify(items[i].key->pub, 65, items[i].digest, items[i].sig, 0), 0);
+	}
+
+	/* too many, and none */
+	struct p256_batch_item many[NMAX + 1];
+
+	for (size_t i = 0; i <= NMAX; i++)
+		fill(&many[i], i % NMAX, NMAX, P256_NONCE_DETERMINISTIC);
+	CHECK_INT(p256_sign_batch(many, NMAX + 1), P256_ERR_LENGTH);
+	CHECK_INT(many[0].result, P256_ERR_LENGTH);
+	CHECK_INT(p256_sign_batch(many, 0), 0);
+}
+
+int main(void)
+{
+	struct prng g = { 0x6261746368ULL };
+	uint8_t d[32];
+
+	for (size_t k = 0; k < NKEYS; k++) {
+		prng_bytes(&g, d, sizeof(d));
+		d[0] &= 0x7f;		/* below n */
+		CHECK_INT(k % 2 ? p256_key_init_untabled(&keys[k], d) : p256_key_init(&keys[k], d), 0);
+	}
+	prng_bytes(&g, (uint8_t *)digests, sizeof(digests));
+	prng_bytes(&g, (uint8_t *)extras, sizeof(extras));
+	check_deterministic();
+	check_hedged(&g);
+	check_hedged_random();
+	check_failures();
+	for (size_t k = 0; k < NKEYS; k++)
+		p256_key_clear(&keys[k]);
+	return test_done("test-sign-batch");
+}
