@@ -3,7 +3,8 @@
 """No client sees a signer's death: signers killed (SIGKILL) every 200 ms for 10 s under 64
 connections, one stopped (SIGSTOP) for 3 s, and 20 reloads under load, all with zero failed
 requests and every answer the right signature; the killed and stopped ones are replaced. A
-reload with a broken key file changes nothing. The key-holder killed: the daemon exits 1 at once."""
+reload with a broken key file changes nothing. The key-holder killed: the daemon exits 1 at once;
+no signer for 5 s (the key-holder stopped): it exits 1 too."""
 import json
 import os
 import signal
@@ -191,6 +192,23 @@ def keyholder_killed(binary):
     d.stop(expect=1)
 
 
+def no_signer_back(binary):
+    """The key-holder stopped (SIGSTOP), so no replacement can come, and the only signer killed:
+    the daemon answers nothing from a dead pool for ever; it exits 1 after 5 s without a signer."""
+    d = Daemon(binary, workers=1)
+    kh = d.keyholder()
+    os.kill(kh, signal.SIGSTOP)
+    start = time.monotonic()
+    os.kill(d.workers()[0], signal.SIGKILL)
+    rc = d.proc.wait(TIMEOUT)
+    took = time.monotonic() - start
+    print("no signer back: the daemon exited %d after %.1f s" % (rc, took))
+    check(rc == 1 and 4.5 < took < 10, "exit 1 about 5 s after the last signer, got %d after "
+          "%.1f s" % (rc, took))
+    log = d.stop(expect=1)
+    check("no signer has come back" in log, "the reason is logged:\n" + log[-1000:])
+
+
 def main():
     binary = sys.argv[1]
     d = Daemon(binary, workers=2)
@@ -201,6 +219,7 @@ def main():
     reloads_under_load(d)
     d.stop()
     keyholder_killed(binary)
+    no_signer_back(binary)
     print("ok")
 
 
