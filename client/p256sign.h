@@ -51,7 +51,7 @@ extern "C" {
 #define P256SIGN_SIG_MAX 72		/* the longest DER signature */
 #define P256SIGN_MESSAGE_MAX 16384	/* the largest message p256sign_sign_message accepts */
 
-/* Error codes. -1 .. -18 are the daemon's wire error codes (docs/protocol.md), negated. */
+/* Error codes. -1 .. -19 are the daemon's wire error codes (docs/protocol.md), negated. */
 enum p256sign_error {
 	P256SIGN_OK = 0,
 	P256SIGN_E_BAD_FRAME = -1,		/* the daemon could not parse a request */
