@@ -70,19 +70,24 @@ int chan_resume(struct chan *c)
 	return event_add(c->rev, NULL);
 }
 
-void chan_close(struct chan *c)
+void chan_close_socket(struct chan *c)
 {
 	if (c->rev != NULL)
 		event_free(c->rev);
 	if (c->wev != NULL)
 		event_free(c->wev);
+	c->rev = c->wev = NULL;
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
+void chan_close(struct chan *c)
+{
+	chan_close_socket(c);
 	if (c->in != NULL)
 		evbuffer_free(c->in);
 	if (c->out != NULL)
 		evbuffer_free(c->out);
-	c->rev = c->wev = NULL;
 	c->in = c->out = NULL;
-	if (c->fd >= 0)
-		close(c->fd);
-	c->fd = -1;
 }

@@ -47,7 +47,11 @@ int chan_pause(struct chan *c);
 /* Reads again after chan_pause. 0 or -1. */
 int chan_resume(struct chan *c);
 
-/* Frees the events and buffers and closes the socket; safe on a closed or zeroed channel. */
+/* Frees the events and closes the socket, keeping the buffers (a reply may still be queued to a
+ * connection whose socket is gone); safe on a closed channel. */
+void chan_close_socket(struct chan *c);
+
+/* chan_close_socket, and frees the buffers; safe on a closed or zeroed channel. */
 void chan_close(struct chan *c);
 
 #endif

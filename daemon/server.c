@@ -71,12 +71,7 @@ static void conn_close(struct conn *c)
 	if (c->ch.fd < 0)
 		return;
 	event_del(c->timer);
-	/* The buffers stay until the struct goes: a reply may still be queued to a closed one. */
-	event_free(c->ch.rev);
-	event_free(c->ch.wev);
-	c->ch.rev = c->ch.wev = NULL;
-	close(c->ch.fd);
-	c->ch.fd = -1;
+	chan_close_socket(&c->ch);	/* the buffers stay until the struct goes */
 	if (c->queued) {
 		TAILQ_REMOVE(&s->to_flush, c, flush_link);
 		c->queued = 0;
