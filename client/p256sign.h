@@ -73,6 +73,8 @@ enum p256sign_error {
 	P256SIGN_E_DAEMON_TIMEOUT = -17,	/* the request took too long inside the daemon */
 	P256SIGN_E_DENIED = -18,		/* this process may not use the key */
 	P256SIGN_E_BAD_TLS_CONTENT = -19,	/* SIGN_TLS: not a TLS handshake signature input */
+	P256SIGN_E_AUDIT_UNAVAILABLE = -20,	/* the daemon cannot write its audit log; retry later */
+	P256SIGN_E_TOO_MANY_CONNECTIONS = -21,	/* the daemon refused the connection (a limit) */
 	/* raised by the library itself */
 	P256SIGN_E_CONNECT = -100,		/* cannot connect to the daemon's socket */
 	P256SIGN_E_TIMEOUT = -101,		/* no response before the deadline */

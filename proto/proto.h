@@ -78,7 +78,9 @@ enum proto_error {
 	PROTO_E_TIMEOUT = 17,		/* the request took too long inside the daemon */
 	PROTO_E_DENIED = 18,		/* the peer may not use this key */
 	PROTO_E_BAD_TLS_CONTENT = 19,	/* SIGN_TLS: not a handshake input (kind, side, hash, params) */
-	PROTO_E_MAX = 19
+	PROTO_E_AUDIT_UNAVAILABLE = 20,	/* the audit record cannot be written: nothing is signed */
+	PROTO_E_TOO_MANY_CONNECTIONS = 21, /* sent unrequested (id 0) before closing a connection over a limit */
+	PROTO_E_MAX = 21
 };
 
 /* The stable tag ("unknown-key") and a short English text of a wire error code. */

@@ -29,6 +29,8 @@ static const struct proto_error_text texts[PROTO_E_MAX + 1] = {
 	[PROTO_E_TIMEOUT] = { "timeout", "request timed out in the daemon", 0 },
 	[PROTO_E_DENIED] = { "denied", "not allowed to use this key", 0 },
 	[PROTO_E_BAD_TLS_CONTENT] = { "bad-tls-content", "not a TLS handshake signature input", 0 },
+	[PROTO_E_AUDIT_UNAVAILABLE] = { "audit-unavailable", "the audit log cannot be written; nothing signed", 0 },
+	[PROTO_E_TOO_MANY_CONNECTIONS] = { "too-many-connections", "too many connections", 1 },
 };
 
 static const struct proto_error_text *lookup(uint16_t code)
