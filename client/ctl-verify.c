@@ -9,14 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base64.h"
 #include "ctl-digest.h"
-#include "cursor.h"
 #include "p256.h"
-#include "pem.h"
-
-/* The most bytes of a public key file: a PEM SubjectPublicKeyInfo with room for comments. */
-#define PUBKEY_FILE_MAX 4096
 
 struct verify_args {
 	const char *key;		/* KEY: ask the daemon */
@@ -28,60 +22,18 @@ struct verify_args {
 	int format;
 };
 
-/*
- * A public point from DER or raw bytes: a P-256 SubjectPublicKeyInfo (exactly the 91 bytes the
- * core would build for its last 65 bytes), or a bare 65-byte SEC 1 point on the curve.
- */
-static int point_from_bytes(const uint8_t *p, size_t len, uint8_t point[P256_POINT_LEN])
-{
-	uint8_t spki[P256_SPKI_LEN];
-
-	if (len == P256_SPKI_LEN) {
-		memcpy(point, p + P256_SPKI_LEN - P256_POINT_LEN, P256_POINT_LEN);
-		p256_spki(point, spki);
-		if (memcmp(spki, p, P256_SPKI_LEN) != 0)
-			return -1;
-	} else if (len == P256_POINT_LEN) {
-		memcpy(point, p, P256_POINT_LEN);
-	} else {
-		return -1;
-	}
-	return p256_point_check(point) == 0 ? 0 : -1;
-}
-
-/* A "PUBLIC KEY" PEM block's DER bytes into der. */
-static int pem_public_key(const uint8_t *text, size_t len, uint8_t *der, size_t cap,
-	size_t *der_len)
-{
-	struct cursor c;
-	struct pem_block b;
-
-	cursor_init(&c, text, len);
-	while (pem_next(&c, &b) == 0)
-		if (pem_label_is(&b, "PUBLIC KEY"))
-			return base64_decode(b.body, b.body_len, der, cap, der_len) == 0 ? 0 : -1;
-	return -1;
-}
-
 static int load_pubkey(const struct verify_args *a, uint8_t point[P256_POINT_LEN])
 {
-	uint8_t buf[PUBKEY_FILE_MAX], der[PUBKEY_FILE_MAX];
-	size_t len, der_len;
+	uint8_t buf[P256_SPKI_LEN];
+	size_t len;
 
 	if (a->pubkey_hex != NULL) {
 		if (ctl_hex_decode(a->pubkey_hex, buf, sizeof(buf), &len) != 0 ||
-		    point_from_bytes(buf, len, point) != 0)
+		    ctl_point_from_bytes(buf, len, point) != 0)
 			return ctl_error("verify", "--pubkey-hex is not a P-256 point or SubjectPublicKeyInfo");
 		return 0;
 	}
-	if (ctl_read_file(a->pubkey_file, buf, sizeof(buf), &len) != 0)
-		return ctl_error("verify", "%s: %s", a->pubkey_file, strerror(errno));
-	if (point_from_bytes(buf, len, point) == 0 ||
-	    (pem_public_key(buf, len, der, sizeof(der), &der_len) == 0 &&
-	     point_from_bytes(der, der_len, point) == 0))
-		return 0;
-	return ctl_error("verify", "%s: not a P-256 public key (PEM or DER SubjectPublicKeyInfo, "
-		"or a SEC 1 point)", a->pubkey_file);
+	return ctl_load_pubkey_file("verify", a->pubkey_file, point) == 0 ? 0 : CTL_EXIT_REFUSED;
 }
 
 static int load_signature(const struct verify_args *a, uint8_t *sig, size_t *len)

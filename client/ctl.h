@@ -63,6 +63,15 @@ int ctl_export_key_ref(const struct ctl_options *o, int argc, char **argv);
 /* eip7951 HEX: the P256VERIFY precompile of the signing core, offline (ctl-eip7951.c). */
 int ctl_eip7951(const struct ctl_options *o, int argc, char **argv);
 
+/*
+ * audit-verify FILE... [--pubkey PEM]: checks a series of audit files, oldest first, against
+ * docs/audit.md (ctl-audit-verify.c). Its own exit statuses: 0 intact and sealed to the end,
+ * 1 a broken record, 2 usage or a file that cannot be read, 3 intact but ending in records no
+ * checkpoint seals.
+ */
+#define CTL_EXIT_AUDIT_UNSEALED 3
+int ctl_audit_verify(const struct ctl_options *o, int argc, char **argv);
+
 /* ---- shared by the commands (ctl-util.c) ---------------------------------------------------- */
 
 /* Prints "p256signctl: CMD: message" (printf-style) on stderr; returns CTL_EXIT_REFUSED. */
@@ -106,5 +115,20 @@ int ctl_write_file(const char *path, const uint8_t *p, size_t n);
 
 /* Parses "der" or "raw" into *format. -1 for anything else. */
 int ctl_parse_format(const char *arg, int *format);
+
+/* ---- public keys of the offline commands (ctl-pubkey-file.c) -------------------------------- */
+
+/*
+ * A public point from DER or raw bytes: a P-256 SubjectPublicKeyInfo (exactly the 91 bytes the
+ * core would build for its last 65 bytes), or a bare 65-byte SEC 1 point on the curve. 0 or -1.
+ */
+int ctl_point_from_bytes(const uint8_t *p, size_t len, uint8_t point[P256SIGN_POINT_LEN]);
+
+/*
+ * Reads a public key file: PEM ("PUBLIC KEY", as p256signctl pubkey writes it) or DER
+ * SubjectPublicKeyInfo, or a 65-byte SEC 1 point. 0; -1 when the file cannot be read, -2 when it
+ * holds no P-256 public key (the error is printed for cmd in both cases).
+ */
+int ctl_load_pubkey_file(const char *cmd, const char *path, uint8_t point[P256SIGN_POINT_LEN]);
 
 #endif

@@ -54,6 +54,13 @@ static const struct ctl_command commands[] = {
 	{ "check-key", "FILE [--cert CERT] [--json]",
 	  "check a private key file (and its certificate) before deploying it",
 	  "  --cert CERT   also check that the certificate is for this key\n", ctl_check_key },
+	{ "audit-verify", "FILE... [--pubkey PEM]",
+	  "check audit files, oldest first: the chain, the checkpoints and their signatures",
+	  "  FILE...        the audit files in order, a rotated series oldest first\n"
+	  "  --pubkey PEM   the audit key's public key (PEM or DER SubjectPublicKeyInfo, or a\n"
+	  "                 SEC 1 point); without it, the key of the first open record\n"
+	  "exit status: 0 intact and sealed to the end, 1 broken, 2 usage or a file not read,\n"
+	  "3 intact but the last records are not sealed\n", ctl_audit_verify },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

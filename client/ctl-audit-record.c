@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * One audit record from its line (ctl-audit.h): jansson parses the JSON, then tables of the
+ * members of each record type (docs/audit.md) check every member's presence, type and form, so
+ * that the chain sees only well-formed records and the operator a reason that names the member.
+ */
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl-audit.h"
+#include "hex.h"
+
+#define KEY_NAME_MAX 64		/* key names: 1..64 of [A-Za-z0-9._-], as in the configuration */
+#define SHOWN_NAME_MAX 32	/* how much of an unknown member's name a message shows */
+
+enum kind {
+	M_INT,		/* an integer from min to max */
+	M_HEX,		/* lowercase hex, hexlen digits (0: 64, 96 or 128, a SHA-2 hash) */
+	M_NAME,		/* a key name */
+	M_TEXT,		/* any string (a process name, a unit) */
+	M_TAG,		/* "ok" or an error tag: lowercase letters, digits and '-' */
+	M_ENUM,		/* one of values */
+	M_TIME,		/* UTC with microseconds */
+	M_OBJECT,	/* an object of the members inner */
+};
+
+struct member {
+	const char *name;
+	enum kind kind;
+	int required;
+	json_int_t min, max;
+	unsigned hexlen;
+	const char *const *values;		/* NULL-terminated */
+	const struct member *inner;		/* ended by a NULL name */
+};
+
+#define INT(n, req, lo, hi) { .name = n, .kind = M_INT, .required = req, .min = lo, .max = hi }
+#define HEX(n, req, len) { .name = n, .kind = M_HEX, .required = req, .hexlen = len }
+#define STR(n, req, k) { .name = n, .kind = k, .required = req }
+#define ENUM(n, req, v) { .name = n, .kind = M_ENUM, .required = req, .values = v }
+#define OBJECT(n, req, m) { .name = n, .kind = M_OBJECT, .required = req, .inner = m }
+#define END { .name = NULL }
+
+#define U32_MAX ((json_int_t)UINT32_MAX)
+#define SEQ_MAX ((json_int_t)INT64_MAX)
+
+static const char *const TYPES[] = { "open", "request", "checkpoint", NULL };
+static const char *const OPEN_REASONS[] = { "start", "reopen", NULL };
+static const char *const CHECKPOINT_REASONS[] = { "count", "time", "reopen", "stop", NULL };
+static const char *const OPS[] = { "ping", "sign", "sign-message", "pubkey", "verify",
+	"list-keys", "status", "sign-tls", "frame", NULL };
+static const char *const TLS_KINDS[] = { "tls13", "tls12", NULL };
+static const char *const TLS_SIDES[] = { "server", "client", NULL };
+
+/* The members every record opens with, in this order. */
+static const struct member COMMON[] = {
+	INT("v", 1, 1, 1),
+	ENUM("type", 1, TYPES),
+	INT("seq", 1, 1, SEQ_MAX),
+	STR("time", 1, M_TIME),
+	HEX("prev", 1, 64),
+	END,
+};
+#define NCOMMON 5
+
+static const struct member AUDIT_KEY[] = {
+	STR("name", 1, M_NAME),
+	HEX("key_id", 1, 64),
+	HEX("public", 1, 2 * AUDIT_POINT_LEN),
+	END,
+};
+
+static const struct member OPEN[] = {
+	ENUM("reason", 1, OPEN_REASONS),
+	INT("pid", 1, 1, INT32_MAX),
+	OBJECT("audit_key", 1, AUDIT_KEY),
+	END,
+};
+
+static const struct member PEER[] = {
+	INT("pid", 1, 0, INT32_MAX),		/* 0: a peer in another pid namespace */
+	INT("uid", 1, 0, U32_MAX),
+	INT("gid", 1, 0, U32_MAX),
+	STR("comm", 0, M_TEXT),
+	STR("unit", 0, M_TEXT),
+	END,
+};
+
+static const struct member TLS[] = {
+	ENUM("kind", 1, TLS_KINDS),
+	ENUM("side", 1, TLS_SIDES),
+	HEX("transcript_hash", 0, 0),
+	HEX("content_sha256", 0, 64),
+	END,
+};
+
+static const struct member REQUEST[] = {
+	INT("conn", 1, 1, SEQ_MAX),
+	INT("id", 1, 0, U32_MAX),
+	OBJECT("peer", 1, PEER),
+	ENUM("op", 1, OPS),
+	STR("key", 0, M_NAME),
+	HEX("key_id", 0, 64),
+	HEX("digest", 0, 64),
+	HEX("message_sha256", 0, 64),
+	OBJECT("tls", 0, TLS),
+	STR("result", 1, M_TAG),
+	HEX("sig_sha256", 0, 64),
+	INT("us", 1, 0, SEQ_MAX),
+	END,
+};
+
+static const struct member CHECKPOINT[] = {
+	ENUM("reason", 1, CHECKPOINT_REASONS),
+	INT("covers_seq", 1, 1, SEQ_MAX),
+	HEX("covers_hash", 1, 64),
+	HEX("key_id", 1, 64),
+	HEX("sig", 1, 2 * AUDIT_SIG_LEN),
+	END,
+};
+
+/* The members after the common ones, by enum audit_type (the order of TYPES). */
+static const struct member *const BY_TYPE[] = { OPEN, REQUEST, CHECKPOINT };
+
+/* Writes "member 'PARENT.NAME': " and the message to why; returns -1. */
+static int fail(char *why, size_t n, const char *parent, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int fail(char *why, size_t n, const char *parent, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	k = snprintf(why, n, "member '%s%s%s': ", parent ? parent : "", parent ? "." : "", name);
+	if (k >= 0 && (size_t)k < n) {
+		va_start(ap, fmt);
+		vsnprintf(why + k, n - (size_t)k, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static int is_lower_hex(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+static int is_name(const char *s, size_t len)
+{
+	if (len == 0 || len > KEY_NAME_MAX)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
+			return 0;
+	return 1;
+}
+
+static int is_tag(const char *s, size_t len)
+{
+	if (len == 0 || len > KEY_NAME_MAX)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+			return 0;
+	return 1;
+}
+
+/* Two digits from s, at most max. */
+static int two_digits(const char *s, int min, int max)
+{
+	int v;
+
+	if (s[0] < '0' || s[0] > '9' || s[1] < '0' || s[1] > '9')
+		return 0;
+	v = (s[0] - '0') * 10 + (s[1] - '0');
+	return v >= min && v <= max;
+}
+
+/* YYYY-MM-DDTHH:MM:SS.uuuuuuZ (the format's only form of a time). */
+static int is_time(const char *s, size_t len)
+{
+	static const char form[] = "dddd-dd-ddTdd:dd:dd.ddddddZ";
+
+	if (len != AUDIT_TIME_LEN)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (form[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != form[i])
+			return 0;
+	return two_digits(s + 5, 1, 12) && two_digits(s + 8, 1, 31) && two_digits(s + 11, 0, 23) &&
+		two_digits(s + 14, 0, 59) && two_digits(s + 17, 0, 60);
+}
+
+static int in_values(const char *s, const char *const *values)
+{
+	for (; *values != NULL; values++)
+		if (strcmp(s, *values) == 0)
+			return 1;
+	return 0;
+}
+
+static int check_members(const struct member *table, json_t *obj, size_t skip, const char *parent,
+	char *why, size_t n);
+
+static int check_string(const struct member *m, json_t *v, const char *parent, char *why, size_t n)
+{
+	const char *s = json_string_value(v);
+	size_t len = json_string_length(v);
+
+	switch (m->kind) {
+	case M_HEX:
+		if (m->hexlen == 0 ? (len != 64 && len != 96 && len != 128) : len != m->hexlen) {
+			if (m->hexlen == 0)
+				return fail(why, n, parent, m->name, "not 64, 96 or 128 hex digits");
+			return fail(why, n, parent, m->name, "not %u hex digits", m->hexlen);
+		}
+		if (!is_lower_hex(s, len))
+			return fail(why, n, parent, m->name, "not lowercase hex");
+		return 0;
+	case M_NAME:
+		if (!is_name(s, len))
+			return fail(why, n, parent, m->name, "not a key name (1 to 64 of A-Z a-z 0-9 . _ -)");
+		return 0;
+	case M_TAG:
+		if (!is_tag(s, len))
+			return fail(why, n, parent, m->name, "not ok or an error tag");
+		return 0;
+	case M_ENUM:
+		if (!in_values(s, m->values))
+			return fail(why, n, parent, m->name, "not one of its values");
+		return 0;
+	case M_TIME:
+		if (!is_time(s, len))
+			return fail(why, n, parent, m->name, "not a UTC time YYYY-MM-DDTHH:MM:SS.uuuuuuZ");
+		return 0;
+	default:	/* M_TEXT: any string */
+		return 0;
+	}
+}
+
+static int check_value(const struct member *m, json_t *v, const char *parent, char *why, size_t n)
+{
+	json_int_t i;
+
+	if (m->kind == M_INT) {
+		if (!json_is_integer(v))
+			return fail(why, n, parent, m->name, "not an integer");
+		i = json_integer_value(v);
+		if (i < m->min || i > m->max)
+			return fail(why, n, parent, m->name, "%" JSON_INTEGER_FORMAT " is out of range",
+				i);
+		return 0;
+	}
+	if (m->kind == M_OBJECT) {
+		if (!json_is_object(v))
+			return fail(why, n, parent, m->name, "not an object");
+		return check_members(m->inner, v, 0, m->name, why, n);
+	}
+	if (!json_is_string(v))
+		return fail(why, n, parent, m->name, "not a string");
+	return check_string(m, v, parent, why, n);
+}
+
+static const struct member *find(const struct member *table, const char *name)
+{
+	for (; table->name != NULL; table++)
+		if (strcmp(table->name, name) == 0)
+			return table;
+	return NULL;
+}
+
+/* A name from the line, for a message: printable ASCII only, and not too long. */
+static void shown_name(const char *name, char out[SHOWN_NAME_MAX + 1])
+{
+	size_t i;
+
+	for (i = 0; i < SHOWN_NAME_MAX && name[i] != '\0'; i++)
+		out[i] = name[i] >= 0x20 && name[i] < 0x7f && name[i] != '\'' ? name[i] : '?';
+	out[i] = '\0';
+}
+
+/* Every member of obj after the first skip is in table and well-formed; none required is
+ * missing. */
+static int check_members(const struct member *table, json_t *obj, size_t skip, const char *parent,
+	char *why, size_t n)
+{
+	char shown[SHOWN_NAME_MAX + 1];
+	const struct member *m;
+	const char *key;
+	json_t *value;
+	size_t i = 0;
+
+	json_object_foreach(obj, key, value) {
+		if (i++ < skip)
+			continue;
+		if ((m = find(table, key)) == NULL) {
+			shown_name(key, shown);
+			return fail(why, n, parent, shown, "not a member of this record");
+		}
+		if (check_value(m, value, parent, why, n) != 0)
+			return -1;
+	}
+	for (m = table; m->name != NULL; m++)
+		if (m->required && json_object_get(obj, m->name) == NULL)
+			return fail(why, n, parent, m->name, "missing");
+	return 0;
+}
+
+/* v, type, seq, time and prev first and in order; r gets seq (as soon as it is good) and type. */
+static int check_common(json_t *obj, struct audit_record *r, char *why, size_t n)
+{
+	void *it = json_object_iter(obj);
+	json_t *v;
+
+	for (size_t i = 0; i < NCOMMON; i++, it = json_object_iter_next(obj, it)) {
+		if (it == NULL || strcmp(json_object_iter_key(it), COMMON[i].name) != 0) {
+			if ((v = json_object_get(obj, COMMON[i].name)) == NULL)
+				return fail(why, n, NULL, COMMON[i].name, "missing");
+			return fail(why, n, NULL, COMMON[i].name, "not member %zu of the record, "
+				"after v, type, seq, time, prev in this order", i + 1);
+		}
+		if (check_value(&COMMON[i], json_object_iter_value(it), NULL, why, n) != 0)
+			return -1;
+		if (i == 2)
+			r->seq = (uint64_t)json_integer_value(json_object_iter_value(it));
+	}
+	for (size_t t = 0; TYPES[t] != NULL; t++)
+		if (strcmp(json_string_value(json_object_get(obj, "type")), TYPES[t]) == 0)
+			r->type = (enum audit_type)t;
+	return 0;
+}
+
+/* The hex of a member that check_members has passed: the decoding cannot fail, but is checked. */
+static int get_hex(json_t *obj, const char *name, uint8_t *out, size_t n)
+{
+	json_t *v = json_object_get(obj, name);
+	size_t len;
+
+	if (hex_decode(json_string_value(v), json_string_length(v), out, n, &len) != 0 || len != n)
+		return -1;
+	return 0;
+}
+
+/* The members the chain uses, from a record whose members are all well-formed. */
+static int extract(json_t *obj, struct audit_record *r)
+{
+	json_t *key;
+
+	memcpy(r->time, json_string_value(json_object_get(obj, "time")), AUDIT_TIME_LEN + 1);
+	if (get_hex(obj, "prev", r->prev, AUDIT_HASH_LEN) != 0)
+		return -1;
+	if (r->type == AUDIT_OPEN) {
+		key = json_object_get(obj, "audit_key");
+		return get_hex(key, "key_id", r->audit_key_id, AUDIT_HASH_LEN) != 0 ||
+			get_hex(key, "public", r->audit_public, AUDIT_POINT_LEN) != 0 ? -1 : 0;
+	}
+	if (r->type == AUDIT_CHECKPOINT) {
+		r->covers_seq = (uint64_t)json_integer_value(json_object_get(obj, "covers_seq"));
+		return get_hex(obj, "covers_hash", r->covers_hash, AUDIT_HASH_LEN) != 0 ||
+			get_hex(obj, "key_id", r->key_id, AUDIT_HASH_LEN) != 0 ||
+			get_hex(obj, "sig", r->sig, AUDIT_SIG_LEN) != 0 ? -1 : 0;
+	}
+	return 0;
+}
+
+int audit_record_parse(const uint8_t *line, size_t len, struct audit_record *r, char *why,
+	size_t why_len)
+{
+	json_error_t error;
+	json_t *obj;
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	/* Duplicate members would let two readers see two records in one line. */
+	obj = json_loadb((const char *)line, len, JSON_REJECT_DUPLICATES, &error);
+	if (obj == NULL) {
+		/* jansson's text quotes the input: only the position is shown */
+		snprintf(why, why_len, "not valid JSON (at byte %d)", error.position);
+		return -1;
+	}
+	if (!json_is_object(obj)) {
+		snprintf(why, why_len, "not a JSON object");
+		goto out;
+	}
+	if (check_common(obj, r, why, why_len) != 0 ||
+	    check_members(BY_TYPE[r->type], obj, NCOMMON, NULL, why, why_len) != 0)
+		goto out;
+	if (extract(obj, r) != 0) {
+		snprintf(why, why_len, "internal error: a checked member did not decode");
+		goto out;
+	}
+	ret = 0;
+out:
+	json_decref(obj);
+	return ret;
+}

@@ -1,0 +1,511 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
+"""p256signctl audit-verify against audit logs written here from docs/audit.md alone (a second
+writer of the format, with checkpoints signed by openssl): an intact series passes, and every
+kind of tampering is reported at the record it breaks, with the check that failed. Hostile lines
+never crash the verifier (the meson suite runs it in the sanitizer build too).
+
+Usage: test_audit_verify.py P256SIGNCTL OPENSSL"""
+import hashlib
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+ctl, openssl = sys.argv[1], sys.argv[2]
+tmp = tempfile.mkdtemp(prefix="p256signctl-audit-")
+failures = []
+SEAL_LABEL = b"p256sign audit checkpoint v1\x00"
+ZERO = "0" * 64
+
+
+def sha256(b):
+    return hashlib.sha256(b).hexdigest()
+
+
+class Key:
+    """A P-256 key from a fixed scalar, as openssl files: key.pem, pub.pem (SubjectPublicKeyInfo,
+    the form p256signctl pubkey writes) and pub.der."""
+
+    def __init__(self, name, scalar_hex):
+        self.name = name
+        der = bytes.fromhex("30310201010420" + scalar_hex + "a00a06082a8648ce3d030107")
+        base = os.path.join(tmp, name)
+        with open(base + ".der", "wb") as f:
+            f.write(der)
+        self.pem = base + ".pem"
+        self.pub_pem = base + ".pub.pem"
+        self.pub_der = base + ".pub.der"
+        subprocess.run([openssl, "pkey", "-inform", "DER", "-in", base + ".der", "-out", self.pem],
+                       check=True)
+        subprocess.run([openssl, "pkey", "-in", self.pem, "-pubout", "-out", self.pub_pem],
+                       check=True)
+        subprocess.run([openssl, "pkey", "-in", self.pem, "-pubout", "-outform", "DER",
+                        "-out", self.pub_der], check=True)
+        with open(self.pub_der, "rb") as f:
+            spki = f.read()
+        self.key_id = sha256(spki)
+        self.public = spki[-65:].hex()
+
+    def sign(self, digest):
+        """ECDSA over a 32-byte digest, as r || s in hex (openssl writes DER)."""
+        path = os.path.join(tmp, "digest")
+        with open(path, "wb") as f:
+            f.write(digest)
+        der = subprocess.run([openssl, "pkeyutl", "-sign", "-inkey", self.pem, "-in", path],
+                             check=True, stdout=subprocess.PIPE).stdout
+        return der_to_raw(der).hex()
+
+
+def der_to_raw(der):
+    """SEQUENCE { INTEGER r, INTEGER s } to 64 bytes r || s."""
+    assert der[0] == 0x30
+    i = 2
+    out = b""
+    for _ in range(2):
+        assert der[i] == 0x02
+        n = der[i + 1]
+        out += der[i + 2:i + 2 + n].lstrip(b"\x00").rjust(32, b"\x00")
+        i += 2 + n
+    return out
+
+
+def seal_digest(covers_hash, covers_seq):
+    return hashlib.sha256(SEAL_LABEL + bytes.fromhex(covers_hash) +
+                          covers_seq.to_bytes(8, "big")).digest()
+
+
+KEY_A = Key("a", "c9afa9d845ba75166b5c215767b1d6934e50c3db36e89b127b8a622b120f6721")
+KEY_B = Key("b", "0f56db78ca460b055c500064824bed999a25aaf48ebb519ac201537b85479813")
+
+
+class Log:
+    """Writes a chain of records across files as the daemon would (docs/audit.md). Each record is
+    a dict in the format's member order; mutate(obj) may change it before it is written, with the
+    chain still computed over the line as written."""
+
+    def __init__(self, key=KEY_A, seq=0, prev=ZERO):
+        self.key = key
+        self.seq = seq
+        self.prev = prev
+        self.hashes = {}
+        self.files = []		# lists of lines (bytes, no newline)
+
+    def record(self, rtype, members, mutate=None):
+        obj = {"v": 1, "type": rtype, "seq": self.seq + 1,
+               "time": "2026-12-01T12:%02d:%02d.%06dZ" % ((self.seq // 60) % 60, self.seq % 60,
+                                                         self.seq * 7919 % 1000000),
+               "prev": self.prev}
+        obj.update(members)
+        if mutate:
+            mutate(obj)
+        line = json.dumps(obj, separators=(",", ":")).encode()
+        self.files[-1].append(line)
+        self.seq += 1
+        self.prev = sha256(line)
+        self.hashes[self.seq] = self.prev
+        return self.seq
+
+    def open(self, reason="start", key=None, mutate=None):
+        key = key or self.key
+        self.files.append([])
+        return self.record("open", {"reason": reason, "pid": 4242, "audit_key": {
+            "name": "audit", "key_id": key.key_id, "public": key.public}}, mutate)
+
+    def request(self, n=1, op="sign", mutate=None):
+        for _ in range(n):
+            i = self.seq
+            digest = sha256(b"digest %d" % i)
+            self.record("request", {
+                "conn": 1 + i // 5, "id": i, "peer": {"pid": 1000 + i, "uid": 1000, "gid": 1000,
+                                                        "comm": "signer", "unit": "signer.service"},
+                "op": op, "key": "release", "key_id": KEY_A.key_id, "digest": digest,
+                "result": "ok", "sig_sha256": sha256(b"sig %d" % i), "us": 120 + i}, mutate)
+        return self.seq
+
+    def checkpoint(self, covers=None, reason="count", key=None, key_id=None, mutate=None):
+        covers = self.seq if covers is None else covers
+        key = key or self.key
+        h = self.hashes[covers]
+        return self.record("checkpoint", {
+            "reason": reason, "covers_seq": covers, "covers_hash": h,
+            "key_id": key_id or self.key.key_id, "sig": key.sign(seal_digest(h, covers))},
+            mutate)
+
+    def rotate(self, key=None):
+        """SIGHUP after a rename: a reopen checkpoint ends the old file, an open starts the new."""
+        self.checkpoint(reason="reopen")
+        return self.open("reopen", key)
+
+    def write(self, name, files=None):
+        """The files as name.1, name.2 ...; returns their paths."""
+        paths = []
+        for k, lines in enumerate(self.files if files is None else files):
+            path = os.path.join(tmp, "%s.%d" % (name, k + 1))
+            with open(path, "wb") as f:
+                f.write(b"".join(line + b"\n" for line in lines))
+            paths.append(path)
+        return paths
+
+
+def standard_log(**kw):
+    """Two files across a rotation, 24 records: checkpoints by count, one covering a record two
+    back (the signing round trip), and a stop checkpoint at the end."""
+    log = Log(**kw)
+    log.open()			# 1
+    log.request(4)		# 2-5
+    log.checkpoint()		# 6 covers 5
+    log.request(3)		# 7-9
+    log.checkpoint(covers=8)	# 10 covers 8
+    log.request(2)		# 11-12
+    log.rotate()		# 13 covers 12, file 2: 14 open
+    log.request(5, op="sign-message")  # 15-19
+    log.checkpoint(covers=17, reason="time")  # 20 covers 17
+    log.request(3)		# 21-23
+    log.checkpoint(reason="stop")  # 24 covers 23
+    return log
+
+
+def run(*args):
+    p = subprocess.run([ctl, "audit-verify", *args], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=60)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+def expect(name, args, code, *needles, absent=()):
+    rc, out, err = run(*args)
+    text = out + err
+    problems = []
+    if rc != code:
+        problems.append("exit %d, expected %d" % (rc, code))
+    problems += ["no %r" % n for n in needles if n not in text]
+    problems += ["unexpected %r" % n for n in absent if n in text]
+    if "runtime error" in err or "Sanitizer" in err:
+        problems.append("sanitizer report")
+    if any(ord(ch) < 0x20 and ch not in "\n" for ch in text):
+        problems.append("control characters in the output")
+    if problems:
+        failures.append("%s: %s\nstdout: %s\nstderr: %s" % (name, "; ".join(problems), out, err))
+    return out
+
+
+def at(path, line, seq):
+    """The prefix of a break report."""
+    return "%s:%d: seq %d: " % (path, line, seq)
+
+
+def tampered(name, edit, log=None):
+    """The standard log's files, edit(files) applied to a copy of their lines."""
+    log = log or standard_log()
+    files = [list(lines) for lines in log.files]
+    edit(files)
+    return log.write(name, files)
+
+
+def set_member(line, **members):
+    obj = json.loads(line)
+    obj.update(members)
+    return json.dumps(obj, separators=(",", ":")).encode()
+
+
+def rechain(files, start_file, start_line):
+    """What an attacker with write access but no key can do: every prev after an edit fixed."""
+    prev = None
+    for f in range(len(files)):
+        for i in range(len(files[f])):
+            if (f, i) > (start_file, start_line):
+                files[f][i] = set_member(files[f][i], prev=prev)
+            prev = sha256(files[f][i])
+
+
+# ---- an intact series -----------------------------------------------------------------------
+good = standard_log()
+paths = good.write("good")
+expect("intact", [*paths, "--pubkey", KEY_A.pub_pem], 0,
+       "intact: 2 files, 24 records (17 requests, 5 checkpoints), seq 1-24",
+       "from 2026-12-01T12:00:00.000000Z to 2026-12-01T12:00:23.", "audit key: " + KEY_A.key_id,
+       absent=("not sealed", "key taken", "continues"))
+expect("intact, --pubkey first", ["--pubkey", KEY_A.pub_pem, *paths], 0, "intact: 2 files")
+expect("intact, DER --pubkey", [*paths, "--pubkey", KEY_A.pub_der], 0, "intact: 2 files")
+expect("no --pubkey: the warning", paths, 0,
+       "key taken from the log itself: pass --pubkey to check it is yours")
+out = expect("--json", ["--json", *paths, "--pubkey", KEY_A.pub_pem], 0)
+try:
+    j = json.loads(out)
+    if (j["intact"], j["files"], j["records"], j["requests"], j["checkpoints"], j["first_seq"],
+            j["last_seq"], j["key_id"], j["key_from_log"], j["unsealed"]) != \
+            (True, 2, 24, 17, 5, 1, 24, KEY_A.key_id, False, 0):
+        failures.append("--json: %r" % j)
+except (ValueError, KeyError) as e:
+    failures.append("--json: %s in %r" % (e, out))
+expect("--pubkey of another key", [*paths, "--pubkey", KEY_B.pub_pem], 1,
+       at(paths[0], 1, 1) + "audit_key is another key", "(--pubkey)")
+expect("the second file alone", [paths[1], "--pubkey", KEY_A.pub_pem], 0,
+       "the chain continues an earlier file not given: starts at seq 14")
+
+# A checkpoint may cover the line before the first one given: its hash is that line's prev.
+log = Log(seq=99, prev=sha256(b"an earlier line"))
+log.hashes[99] = log.prev
+log.open("reopen")
+log.request(2)
+log.checkpoint(covers=99)
+log.checkpoint(reason="stop")
+expect("covers the line before the first given", [*log.write("before"), "--pubkey", KEY_A.pub_pem],
+       0, "starts at seq 100", absent=("not sealed",))
+
+# ---- edits, deletions, insertions, reordering -----------------------------------------------
+p = tampered("edit", lambda f: f[0].__setitem__(2, set_member(f[0][2], id=7777)))
+expect("edit a sealed record", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[0], 4, 4) + "prev is not the SHA-256 of the line before")
+p = tampered("edit-last", lambda f: f[0].__setitem__(4, set_member(f[0][4], result="denied")))
+expect("edit the last record before a checkpoint", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[0], 6, 6) + "prev is not the SHA-256")
+
+
+def edit_and_rechain(f):
+    f[0][6] = set_member(f[0][6], digest="ab" * 32)	# seq 7, sealed by the checkpoint at 10
+    rechain(f, 0, 6)
+
+
+p = tampered("rechain", edit_and_rechain)
+expect("edit, every prev after it rewritten", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[0], 10, 10) + "covers_hash is not the SHA-256 of the line with seq 8")
+
+
+def edit_rechain_and_covers(f):
+    edit_and_rechain(f)
+    files = [list(x) for x in f]
+    # the attacker also puts the new hash of seq 8 into the checkpoint, and rechains after it
+    f[0][9] = set_member(f[0][9], covers_hash=sha256(files[0][7]))
+    rechain(f, 0, 9)
+
+
+p = tampered("rechain-covers", edit_rechain_and_covers)
+expect("edit, rechained, covers_hash rewritten", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[0], 10, 10) + "sig does not verify with the audit key over the seal of seq 8")
+p = tampered("delete", lambda f: f[0].pop(3))
+expect("delete a record", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[0], 4, 5) + "seq 5 after 3: a record is missing, inserted or out of order")
+
+
+def insert(f):
+    forged = set_member(f[0][3], id=31337)	# a copy of seq 4 with another request id
+    f[0].insert(4, set_member(forged, seq=5, prev=sha256(f[0][3])))
+
+
+p = tampered("insert", insert)
+expect("insert a record", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[0], 6, 5) + "seq 5 after 5")
+p = tampered("reorder", lambda f: f[0].insert(3, f[0].pop(2)))
+expect("reorder two records", [*p, "--pubkey", KEY_A.pub_pem], 1, at(p[0], 3, 4) + "seq 4 after 2")
+p = tampered("duplicate", lambda f: f[0].insert(3, f[0][2]))
+expect("duplicate a record", [*p, "--pubkey", KEY_A.pub_pem], 1, at(p[0], 4, 3) + "seq 3 after 3")
+
+# ---- truncation -----------------------------------------------------------------------------
+p = tampered("cut-sealed", lambda f: f[0].__delitem__(slice(8, None)))
+expect("truncate inside the sealed region", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[1], 1, 14) + "the file does not continue the one before: seq 14 after 8")
+p = tampered("cut-tail", lambda f: f[1].pop())
+expect("truncate after the last checkpoint", [*p, "--pubkey", KEY_A.pub_pem], 3,
+       "intact: 2 files, 23 records",
+       "6 records after the last checkpoint (seq 18-23) are not sealed: a cut there cannot be "
+       "detected")
+p = tampered("cut-line", lambda f: f[1].__setitem__(10, f[1][10][:40]))
+with open(p[1], "rb+") as fh:	# the last line without its newline: a write cut short
+    fh.truncate(os.path.getsize(p[1]) - 1)
+expect("truncate inside a line", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       "%s:11: the last line has no newline: a record cut short" % p[1])
+log = Log()
+log.open()
+log.request(3)
+expect("no checkpoint at all", [*log.write("unsealed"), "--pubkey", KEY_A.pub_pem], 3,
+       "intact: 1 file, 4 records (3 requests, 0 checkpoints)",
+       "4 records after the last checkpoint (seq 1-4) are not sealed")
+log.checkpoint(covers=3)
+expect("the last checkpoint does not cover the record before it",
+       [*log.write("unsealed-cp"), "--pubkey", KEY_A.pub_pem], 3,
+       "2 records after the last checkpoint (seq 4-5) are not sealed")
+
+# ---- checkpoints ----------------------------------------------------------------------------
+
+
+def checkpoint_log(name, **kw):
+    log = Log()
+    log.open()
+    log.request(3)
+    log.checkpoint(**kw)
+    log.request(1)
+    return log.write(name)
+
+
+p = checkpoint_log("cp-sig", mutate=lambda o: o.update(sig="00" + o["sig"][2:]))
+expect("a checkpoint with a wrong signature", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[0], 5, 5) + "sig does not verify")
+p = checkpoint_log("cp-key", key=KEY_B)
+expect("a checkpoint signed by another key", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[0], 5, 5) + "sig does not verify")
+p = checkpoint_log("cp-key-id", key=KEY_B, key_id=KEY_B.key_id)
+expect("a checkpoint naming another key", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[0], 5, 5) + "key_id is not the audit key's")
+p = checkpoint_log("cp-hash", mutate=lambda o: o.update(covers_hash=sha256(b"x")))
+expect("a wrong covers_hash", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[0], 5, 5) + "covers_hash is not the SHA-256 of the line with seq 4")
+p = checkpoint_log("cp-self", mutate=lambda o: o.update(covers_seq=5))
+expect("a checkpoint covering itself", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[0], 5, 5) + "covers_seq 5 is not before the checkpoint")
+log = Log()
+log.open()
+log.request(3)
+log.checkpoint(covers=4)
+log.checkpoint(covers=3)
+p = log.write("cp-back")
+expect("covers_seq going back", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[0], 6, 6) + "covers_seq 3 is before the previous checkpoint's 4")
+log = Log(seq=99, prev=sha256(b"an earlier line"))
+log.hashes[98] = sha256(b"not known")
+log.open("reopen")
+log.checkpoint(covers=98)
+p = log.write("cp-before")
+expect("covers a record before the first given", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[0], 2, 101) + "covers_seq 98 is before the first record given (seq 100)")
+
+# ---- files and audit keys -------------------------------------------------------------------
+log = Log()
+log.open()
+log.request(2)
+log.rotate(key=KEY_B)
+log.request(1)
+p = log.write("other-key")
+expect("an open record with another audit key", p, 1,
+       at(p[1], 1, 5) + "audit_key is another key (key id %s...)" % KEY_B.key_id[:16],
+       "the first open record's")
+expect("files out of order", [paths[1], paths[0], "--pubkey", KEY_A.pub_pem], 1,
+       at(paths[0], 1, 1) + "the file does not continue the one before: seq 1 after 24")
+log = standard_log()
+log.rotate()
+log.request(2)
+log.checkpoint(reason="stop")
+p = log.write("three")
+expect("three files", [*p, "--pubkey", KEY_A.pub_pem], 0, "intact: 3 files")
+expect("a missing middle file", [p[0], p[2], "--pubkey", KEY_A.pub_pem], 1,
+       at(p[2], 1, 26) + "the file does not continue the one before: seq 26 after 13")
+p = tampered("no-open", lambda f: f[1].pop(0))
+expect("a file that does not open with an open record", [p[1], "--pubkey", KEY_A.pub_pem], 1,
+       at(p[1], 1, 15) + "the first record of a file is not an open record")
+with open(os.path.join(tmp, "empty"), "wb"):
+    pass
+expect("an empty file", [paths[0], os.path.join(tmp, "empty")], 1,
+       os.path.join(tmp, "empty") + ": empty: an audit file opens with an open record")
+log = Log(seq=4)
+log.open()
+p = log.write("zero-prev")
+expect("a chain start with seq 5", p, 1,
+       at(p[0], 1, 5) + "prev is 64 zeros (a chain start) but seq is not 1")
+
+# ---- malformed records ----------------------------------------------------------------------
+
+
+def request_log(name, mutate=None, raw=None):
+    """open, two requests, the second changed by mutate or replaced by the raw line."""
+    log = Log()
+    log.open()
+    log.request(1)
+    log.request(1, mutate=mutate)
+    if raw is not None:
+        log.files[-1][-1] = raw
+    return log.write(name)
+
+
+p = request_log("long", mutate=lambda o: o["peer"].update(comm="x" * 5000))
+expect("a line too long", p, 1, "%s:3: a line longer than 4096 bytes" % p[0])
+p = request_log("json", raw=b'{"v":1,"type":"request",')
+expect("invalid JSON", p, 1, "%s:3: not valid JSON" % p[0])
+p = request_log("array", raw=b"[1,2]")
+expect("not an object", p, 1, "%s:3: not a JSON object" % p[0])
+p = request_log("missing", mutate=lambda o: o.pop("result"))
+expect("a missing member", p, 1, at(p[0], 3, 3) + "member 'result': missing")
+p = request_log("missing-nested", mutate=lambda o: o["peer"].pop("uid"))
+expect("a missing nested member", p, 1, at(p[0], 3, 3) + "member 'peer.uid': missing")
+p = request_log("seq-str", mutate=lambda o: o.update(seq="3"))
+expect("seq as a string", p, 1, "%s:3: member 'seq': not an integer" % p[0])
+p = request_log("uid-str", mutate=lambda o: o["peer"].update(uid="1000"))
+expect("peer.uid as a string", p, 1, at(p[0], 3, 3) + "member 'peer.uid': not an integer")
+p = request_log("id-real", mutate=lambda o: o.update(id=2.0))
+expect("id as a real", p, 1, at(p[0], 3, 3) + "member 'id': not an integer")
+p = request_log("peer-str", mutate=lambda o: o.update(peer="me"))
+expect("peer not an object", p, 1, at(p[0], 3, 3) + "member 'peer': not an object")
+p = request_log("op-int", mutate=lambda o: o.update(op=1))
+expect("op as an integer", p, 1, at(p[0], 3, 3) + "member 'op': not a string")
+p = request_log("op-unknown", mutate=lambda o: o.update(op="exfiltrate"))
+expect("an unknown op", p, 1, at(p[0], 3, 3) + "member 'op': not one of its values")
+p = request_log("digest-upper", mutate=lambda o: o.update(digest=o["digest"].upper()))
+expect("hex in upper case", p, 1, at(p[0], 3, 3) + "member 'digest': not lowercase hex")
+p = request_log("digest-short", mutate=lambda o: o.update(digest="ab"))
+expect("a short digest", p, 1, at(p[0], 3, 3) + "member 'digest': not 64 hex digits")
+p = request_log("time", mutate=lambda o: o.update(time="2026-12-01 12:00:00"))
+expect("a malformed time", p, 1, at(p[0], 3, 3) + "member 'time': not a UTC time")
+p = request_log("v2", mutate=lambda o: o.update(v=2))
+expect("version 2", p, 1, "%s:3: member 'v': 2 is out of range" % p[0])
+p = request_log("order", raw=b'{"type":"request","v":1}')
+expect("members out of order", p, 1, "%s:3: member 'v': not member 1 of the record" % p[0])
+p = request_log("extra", mutate=lambda o: o.update({"x\x1b[2J": 1}))
+expect("an unknown member, with an escape sequence in its name", p, 1,
+       at(p[0], 3, 3) + "member 'x?[2J': not a member of this record")
+p = request_log("dup", raw=b'{"v":1,"type":"request","seq":3,"seq":4}')
+expect("a duplicate member", p, 1, "%s:3: not valid JSON" % p[0])
+p = request_log("nul", raw=b'{"v":1,\x00}')
+expect("a NUL byte", p, 1, "%s:3: not valid JSON" % p[0])
+p = request_log("neg", mutate=lambda o: o.update(us=-1))
+expect("a negative duration", p, 1, at(p[0], 3, 3) + "member 'us': -1 is out of range")
+log = Log()
+log.open(mutate=lambda o: o["audit_key"].update(key_id=KEY_B.key_id))
+expect("an open record whose key_id is not its key's", log.write("open-id"), 1,
+       "audit_key.key_id is not the key id of audit_key.public")
+log = Log()
+log.open(mutate=lambda o: o["audit_key"].update(public="04" + "00" * 64))
+expect("an open record whose key is not a point", log.write("open-point"), 1,
+       "audit_key.public is not a P-256 point")
+
+# ---- usage and files ------------------------------------------------------------------------
+expect("no file", [], 2, "usage: p256signctl audit-verify")
+expect("a file that does not exist", [os.path.join(tmp, "none")], 2, "No such file or directory")
+expect("an unreadable --pubkey", [*paths, "--pubkey", os.path.join(tmp, "none")], 2,
+       "No such file or directory")
+not_a_key = os.path.join(tmp, "not-a-key")
+with open(not_a_key, "wb") as f:
+    f.write(b"-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")
+expect("a --pubkey that is not a key", [*paths, "--pubkey", not_a_key], 2,
+       "not a P-256 public key")
+expect("two --pubkey", [*paths, "--pubkey", KEY_A.pub_pem, "--pubkey", KEY_A.pub_pem], 2, "usage")
+
+# ---- hostile input: random damage to good logs never crashes the verifier -------------------
+rng = random.Random(20261201)
+flat = b"".join(line + b"\n" for line in good.files[0])
+hostile = os.path.join(tmp, "hostile")
+for i in range(150):
+    data = bytearray(flat)
+    for _ in range(rng.randint(1, 8)):
+        pos = rng.randrange(len(data))
+        what = rng.randrange(4)
+        if what == 0:
+            data[pos] = rng.randrange(256)
+        elif what == 1:
+            del data[pos:pos + rng.randint(1, 40)]
+        elif what == 2:
+            data[pos:pos] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 40)))
+        else:
+            data[pos:pos] = rng.choice([b'"', b"\\u0000", b"{", b"]", b"\n", b"99999999999999999999",
+                                        b'"\xff\xfe"', b"-0", b"1e400", b"\\ud800"])
+    with open(hostile, "wb") as f:
+        f.write(bytes(data))
+    rc, out, err = run(hostile)
+    if rc not in (0, 1, 3) or "Sanitizer" in err or "runtime error" in err:
+        failures.append("hostile input %d: exit %d\n%s" % (i, rc, err))
+        break
+
+for f in failures:
+    print("FAIL", f)
+print("%d failures" % len(failures))
+sys.exit(1 if failures else 0)
