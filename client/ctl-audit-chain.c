@@ -100,8 +100,9 @@ static int check_next(const struct audit_chain *c, const struct audit_record *r,
 			"order", (unsigned long long)r->seq, (unsigned long long)c->seq);
 	}
 	if (memcmp(r->prev, c->hash, AUDIT_HASH_LEN) != 0)
-		return broken(why, "prev is not the SHA-256 of the line before: that line or this "
-			"one was changed, inserted or removed");
+		return broken(why, "prev is not the SHA-256 of the line before (seq %llu): one of "
+			"the two was changed, or a line inserted or removed",
+			(unsigned long long)c->seq);
 	return 0;
 }
 
