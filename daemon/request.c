@@ -10,6 +10,7 @@
 
 #include "clock.h"
 #include "keyfile.h"
+#include "log.h"
 
 /* A request handed to a signer, until its answer comes back. The key is named by copy: a
  * reload may replace the key table meanwhile. */
@@ -268,7 +269,7 @@ static json_t *status_json(const struct server *s)
 		return NULL;
 	/* "workers": the signers, named as in the configuration. */
 	return json_pack("{s:s, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-	    "s:b, s:o}",
+	    "s:b, s:o, s:I}",
 	    "version", P256SIGN_VERSION,
 	    "uptime_s", (json_int_t)((clock_now_us() / 1000 - s->stats.started_ms) / 1000),
 	    "workers", (int)s->pool->want, "workers_alive", (int)s->pool->alive,
@@ -281,7 +282,8 @@ static json_t *status_json(const struct server *s)
 	    "requests", (json_int_t)s->stats.requests,
 	    "signatures", (json_int_t)s->stats.signatures, "inflight", (json_int_t)s->inflight,
 	    "at_workers", (json_int_t)s->pool->inflight,
-	    "stopping", s->stopping, "errors", errors);
+	    "stopping", s->stopping, "errors", errors,
+	    "log_lines_dropped", (json_int_t)log_dropped());
 }
 
 static void handle_json(struct server *s, struct reply_to *to, json_t *doc)

@@ -513,7 +513,7 @@ int server_init(struct server *s, struct event_base *base, const struct config *
 	s->refusal_ev = evtimer_new(base, refusal_cb, s);
 	if (s->expire_ev == NULL || s->log_ev == NULL || s->stop_ev == NULL ||
 	    s->retry_ev == NULL || s->flush_ev == NULL || s->refusal_ev == NULL ||
-	    event_add(s->expire_ev, &tv) != 0) {
+	    event_add(s->expire_ev, &tv) != 0 || log_attach(base) != 0) {
 		log_error("cannot create timers");
 		return -1;
 	}
@@ -574,6 +574,7 @@ void server_free(struct server *s)
 	if (s->refusal_ev != NULL)
 		event_free(s->refusal_ev);
 	log_flush();
+	log_detach();
 }
 
 void server_reply(struct server *s, const struct reply_to *to, const struct proto_response *resp)
