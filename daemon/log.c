@@ -199,15 +199,30 @@ void log_info(const char *fmt, ...)
 	errno = saved;
 }
 
+/* A name a client chose, as one word: "-" for none, '?' for spaces and control bytes. */
+static const char *word(const char *s, char *out, size_t len)
+{
+	size_t i;
+
+	if (s == NULL || s[0] == '\0')
+		return "-";
+	for (i = 0; s[i] != '\0' && i + 1 < len; i++)
+		out[i] = s[i] > ' ' && s[i] < 0x7f ? s[i] : '?';
+	out[i] = '\0';
+	return out;
+}
+
 int log_request(const struct log_request *r)
 {
 	int was_empty = buffered == 0;
-	char line[LINE_MAX];
+	char line[LINE_MAX], comm[32], unit[256];
 	int n;
 
 	n = snprintf(line, sizeof(line),
-	    "req pid=%d uid=%u gid=%u conn=%lu id=%u type=%s key=%s result=%s us=%llu\n",
-	    (int)r->peer->pid, (unsigned)r->peer->uid, (unsigned)r->peer->gid, r->conn,
+	    "req pid=%d uid=%u gid=%u comm=%s unit=%s conn=%lu id=%u type=%s key=%s result=%s "
+	    "us=%llu\n",
+	    (int)r->peer->pid, (unsigned)r->peer->uid, (unsigned)r->peer->gid,
+	    word(r->comm, comm, sizeof(comm)), word(r->unit, unit, sizeof(unit)), r->conn,
 	    (unsigned)r->id, r->type, r->key, r->result, r->us);
 	if (n < 0)
 		return 0;

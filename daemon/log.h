@@ -41,6 +41,8 @@ __attribute__((format(printf, 1, 2))) void log_info(const char *fmt, ...);
 /* What is logged about one request. */
 struct log_request {
 	const struct ucred *peer;	/* SO_PEERCRED of the connection, taken at accept */
+	const char *comm;		/* its process name, "" when unknown (peer.h) */
+	const char *unit;		/* its systemd unit, "" when none */
 	unsigned long conn;		/* connection number, counted from 1 */
 	uint32_t id;			/* the client's request id */
 	const char *type;		/* "sign", "ping", ... */
@@ -50,7 +52,8 @@ struct log_request {
 };
 
 /*
- * Queues one request line: "req pid=P uid=U gid=G conn=C id=I type=T key=K result=R us=N".
+ * Queues one request line: "req pid=P uid=U gid=G comm=N unit=S conn=C id=I type=T key=K
+ * result=R us=N"; comm and unit "-" when unknown, other bytes than printable ASCII as '?'.
  * Returns 1 when the buffer was empty before (the caller should arrange a log_flush soon),
  * else 0. Writes by itself when the buffer fills.
  */

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "keys.h"
+#include "peer.h"
 #include "policy.h"
 #include "pool.h"
 #include "proto.h"
@@ -111,6 +112,9 @@ void server_request_done(struct server *s, struct conn *c);
 
 /* The peer's credentials (SO_PEERCRED at accept). */
 const struct ucred *server_conn_peer(const struct conn *c);
+
+/* The peer's process name and systemd unit, taken at accept ("" when unknown; peer.h). */
+const struct peer_identity *server_conn_identity(const struct conn *c);
 
 /* The peer as the access policy sees it: uid, gid and supplementary groups. */
 struct policy_peer server_conn_policy_peer(const struct conn *c);
