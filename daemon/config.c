@@ -259,7 +259,7 @@ static int get_purpose(struct ctx *x, json_t *o, const char *where, enum policy_
 static int get_key(struct ctx *x, json_t *o, size_t i, struct config_key *k)
 {
 	static const char *const fields[] = { "name", "file", "certificate", "nonce",
-		"verify_after_sign", "purpose", "allow", NULL };
+		"verify_after_sign", "purpose", "allow", "max_signatures_per_second", NULL };
 	char where[32];
 	char *nonce = NULL;
 	int r = -1;
@@ -277,7 +277,9 @@ static int get_key(struct ctx *x, json_t *o, size_t i, struct config_key *k)
 	    get_str(x, o, where, "certificate", 0, &k->certificate) != 0 ||
 	    get_str(x, o, where, "nonce", 0, &nonce) != 0 ||
 	    get_bool(x, o, where, "verify_after_sign", &k->verify_after_sign) != 0 ||
-	    get_purpose(x, o, where, &k->purpose) != 0 || get_allow(x, o, where, &k->allow) != 0)
+	    get_purpose(x, o, where, &k->purpose) != 0 || get_allow(x, o, where, &k->allow) != 0 ||
+	    get_uint(x, o, where, "max_signatures_per_second", 1, 1000000,
+	    &k->max_signatures_per_second) != 0)
 		goto out;
 	if (!name_ok(k->name)) {
 		r = fail(x, where, "name", "must be 1 to %d of A-Z a-z 0-9 . _ -", PROTO_NAME_MAX);

@@ -22,6 +22,7 @@ struct config_key {
 	int verify_after_sign;
 	enum policy_purpose purpose;
 	struct policy_acl allow;	/* names resolved to ids when the file is read */
+	unsigned max_signatures_per_second;	/* per uid; 0: no limit */
 };
 
 struct config_limits {

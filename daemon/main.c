@@ -94,5 +94,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	if (log_init() != 0) {
+		log_error("cannot make stderr non-blocking: %s", strerror(errno));
+		return 1;
+	}
 	return parent_main(path);
 }

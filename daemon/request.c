@@ -10,6 +10,8 @@
 
 #include "clock.h"
 #include "keyfile.h"
+#include "log.h"
+#include "ratelimit.h"
 
 /* A request handed to a signer, until its answer comes back. The key is named by copy: a
  * reload may replace the key table meanwhile. */
@@ -60,7 +62,22 @@ static int find_key(struct server *s, struct reply_to *to, const struct proto_ke
 	return k;
 }
 
-/* Hands a digest to a worker; the answer arrives in request_signed. */
+/* Whether the peer went over the key's max_signatures_per_second: the start-up configuration's,
+ * found by name (a reload may reorder keys), at index key when nothing moved. */
+static int over_rate(struct server *s, const struct conn *c, int key)
+{
+	const char *name = s->kt->pub[key].name;
+	uid_t uid = server_conn_peer(c)->uid;
+	uint64_t now = clock_now_us();
+
+	if ((size_t)key < s->cfg->nkeys && strcmp(s->cfg->keys[key].name, name) == 0)
+		return ratelimit_take(&s->rates[key], uid, now) != 0;
+	for (size_t i = 0; i < s->cfg->nkeys; i++)
+		if (strcmp(s->cfg->keys[i].name, name) == 0)
+			return ratelimit_take(&s->rates[i], uid, now) != 0;
+	return 0;
+}
+
 /* Hands a signing request to a signer: a digest, or (tls not NULL) a handshake's parts. The
  * answer arrives in request_signed. */
 static void sign_request(struct server *s, const struct reply_to *to, int key, uint8_t format,
@@ -70,7 +87,7 @@ static void sign_request(struct server *s, const struct reply_to *to, int key, u
 	struct signing *g = NULL;
 	int r;
 
-	if (server_request_hold(s, to->conn) != 0) {
+	if (over_rate(s, to->conn, key) || server_request_hold(s, to->conn) != 0) {
 		server_reply_error(s, to, PROTO_E_OVERLOADED);
 		return;
 	}
@@ -268,7 +285,7 @@ static json_t *status_json(const struct server *s)
 		return NULL;
 	/* "workers": the signers, named as in the configuration. */
 	return json_pack("{s:s, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-	    "s:b, s:o}",
+	    "s:b, s:o, s:I}",
 	    "version", P256SIGN_VERSION,
 	    "uptime_s", (json_int_t)((clock_now_us() / 1000 - s->stats.started_ms) / 1000),
 	    "workers", (int)s->pool->want, "workers_alive", (int)s->pool->alive,
@@ -281,7 +298,8 @@ static json_t *status_json(const struct server *s)
 	    "requests", (json_int_t)s->stats.requests,
 	    "signatures", (json_int_t)s->stats.signatures, "inflight", (json_int_t)s->inflight,
 	    "at_workers", (json_int_t)s->pool->inflight,
-	    "stopping", s->stopping, "errors", errors);
+	    "stopping", s->stopping, "errors", errors,
+	    "log_lines_dropped", (json_int_t)log_dropped());
 }
 
 static void handle_json(struct server *s, struct reply_to *to, json_t *doc)

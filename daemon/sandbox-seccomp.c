@@ -166,6 +166,7 @@ static const struct allow parent_calls[] = {
 	IF("kill", NOT_NEGATIVE(0)),	/* stopping the key-holder; never -1 or -pgid */
 	ANY("unlink"),		/* removing its socket at exit */
 	IF("openat", MASKED(2, APPEND_MASK, APPEND_ONLY)),	/* the audit file */
+	IF("ioctl", LOW32_EQ(1, TCGETS)),	/* libsystemd's line reader asks isatty (/proc) */
 	ANY("newfstatat"),	/* fstat of the audit file */
 	ANY("fstat"),		/* fstat of older glibc */
 	ANY("lseek"),		/* the audit file's end */
@@ -187,6 +188,16 @@ static const struct allow parent_calls[] = {
 	ANY("madvise"),		/* free returning pages */
 	ANY("exit_group"),	/* exit() */
 	ANY("exit"),		/* a thread's end */
+};
+
+/*
+ * A client's process name and unit at accept (peer.c): /proc/PID/comm, /proc/PID/cgroup and
+ * /proc/1/cgroup. Allowed only where Landlock confines the parent's reads to /proc; without it
+ * the open fails with EACCES (the name and unit stay unknown) rather than let the parent read
+ * whatever its uid may.
+ */
+static const struct allow peer_calls[] = {
+	IF("openat", NONE_OF(2, WRITE_FLAGS)),	/* read-only opens, beneath /proc (Landlock) */
 };
 
 /*
@@ -223,6 +234,7 @@ static const struct allow sanitizer_calls[] = {
 struct list {
 	const struct allow *calls;
 	size_t n;
+	int deny_errno;		/* 0: allowed; else the calls fail with this errno */
 };
 
 static int add_calls(scmp_filter_ctx ctx, const struct list *l)
@@ -234,8 +246,9 @@ static int add_calls(scmp_filter_ctx ctx, const struct list *l)
 			log_error("sandbox: no system call named %s", l->calls[i].name);
 			return -1;
 		}
-		e = seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, nr, l->calls[i].ncmp,
-		    l->calls[i].cmp);
+		e = seccomp_rule_add_array(ctx,
+		    l->deny_errno ? SCMP_ACT_ERRNO((uint32_t)l->deny_errno) : SCMP_ACT_ALLOW, nr,
+		    l->calls[i].ncmp, l->calls[i].cmp);
 		if (e != 0) {
 			log_error("sandbox: allowing %s: %s", l->calls[i].name, strerror(-e));
 			return -1;
@@ -247,7 +260,7 @@ static int add_calls(scmp_filter_ctx ctx, const struct list *l)
 /* Loads a filter allowing the calls of lists[0..n) (and the sanitizers'), killing on the rest. */
 static int install(const char *role, const struct list *lists, size_t n)
 {
-	static const struct list sanitizer = { sanitizer_calls, COUNT(sanitizer_calls) };
+	static const struct list sanitizer = { sanitizer_calls, COUNT(sanitizer_calls), 0 };
 	scmp_filter_ctx ctx = NULL;
 	int r = -1, e;
 
@@ -319,20 +332,20 @@ static void tell_sanitizers(void)
 #define LANDLOCK_READ (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
 
 /* Read access beneath path: a directory and everything in it, or one file. */
-static int landlock_rule(int ruleset, const char *path)
+static int landlock_rule(const char *role, int ruleset, const char *path)
 {
 	struct landlock_path_beneath_attr rule = { .allowed_access = LANDLOCK_READ };
 	struct stat st;
 	int r = -1;
 
 	if ((rule.parent_fd = open(path, O_PATH | O_CLOEXEC)) < 0 || fstat(rule.parent_fd, &st) != 0) {
-		log_error("sandbox keyholder: %s: %s", path, strerror(errno));
+		log_error("sandbox %s: %s: %s", role, path, strerror(errno));
 		goto out;
 	}
 	if (!S_ISDIR(st.st_mode))
 		rule.allowed_access = LANDLOCK_ACCESS_FS_READ_FILE;
 	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0)
-		log_error("sandbox keyholder: Landlock rule for %s: %s", path, strerror(errno));
+		log_error("sandbox %s: Landlock rule for %s: %s", role, path, strerror(errno));
 	else
 		r = 0;
 out:
@@ -342,39 +355,38 @@ out:
 }
 
 /*
- * Limits reading to paths (directories, or single files) and forbids every other file-system
- * access, where
- * the kernel has Landlock; where it has not, logs that once and leaves it to seccomp.
+ * Limits reading to paths (directories, or single files) where the kernel has Landlock, and
+ * forbids the other accesses of handled (a subset of LANDLOCK_ABI1_FS) everywhere. 1 when
+ * confined; 0 when the kernel has no Landlock (logged by the caller, which decides what that
+ * means for it); -1 on failure (logged).
  */
-static int landlock_reads(const char *const *paths, size_t n)
+static int landlock_reads(const char *role, __u64 handled, const char *const *paths, size_t n)
 {
-	struct landlock_ruleset_attr attr = { .handled_access_fs = LANDLOCK_ABI1_FS };
+	struct landlock_ruleset_attr attr = { .handled_access_fs = handled };
 	int ruleset, r = -1;
 
 	if (syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) < 0) {
 		if (errno != ENOSYS && errno != EOPNOTSUPP) {
-			log_error("sandbox keyholder: Landlock: %s", strerror(errno));
+			log_error("sandbox %s: Landlock: %s", role, strerror(errno));
 			return -1;
 		}
-		log_info("sandbox keyholder: no Landlock in this kernel (%s): reload may read "
-		    "any file this user can, but still write none", strerror(errno));
 		return 0;
 	}
 	if ((ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0)) < 0) {
-		log_error("sandbox keyholder: Landlock ruleset: %s", strerror(errno));
+		log_error("sandbox %s: Landlock ruleset: %s", role, strerror(errno));
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (landlock_rule(ruleset, paths[i]) != 0)
+		if (landlock_rule(role, ruleset, paths[i]) != 0)
 			goto out;
 	/* LeakSanitizer's tracer lists the threads in /proc/PID/task at exit. */
-	if (SANDBOX_SANITIZER && landlock_rule(ruleset, "/proc") != 0)
+	if (SANDBOX_SANITIZER && landlock_rule(role, ruleset, "/proc") != 0)
 		goto out;
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) {
-		log_error("sandbox keyholder: Landlock: %s", strerror(errno));
+		log_error("sandbox %s: Landlock: %s", role, strerror(errno));
 		goto out;
 	}
-	r = 0;
+	r = 1;
 out:
 	close(ruleset);
 	return r;
@@ -382,7 +394,7 @@ out:
 
 int sandbox_signer(void)
 {
-	const struct list lists[] = { { signer_calls, COUNT(signer_calls) } };
+	const struct list lists[] = { { signer_calls, COUNT(signer_calls), 0 } };
 
 	if (no_new_privs("signer") != 0)
 		return -1;
@@ -393,22 +405,42 @@ int sandbox_signer(void)
 int sandbox_keyholder(const char *const *paths, size_t n)
 {
 	const struct list lists[] = {
-		{ signer_calls, COUNT(signer_calls) },
-		{ keyholder_calls, COUNT(keyholder_calls) },
+		{ signer_calls, COUNT(signer_calls), 0 },
+		{ keyholder_calls, COUNT(keyholder_calls), 0 },
 	};
+	int confined;
 
-	if (no_new_privs("keyholder") != 0 || landlock_reads(paths, n) != 0)
+	if (no_new_privs("keyholder") != 0 ||
+	    (confined = landlock_reads("keyholder", LANDLOCK_ABI1_FS, paths, n)) < 0)
 		return -1;
+	if (!confined)
+		log_info("sandbox keyholder: no Landlock in this kernel: reload may read any file "
+		    "this user can, but still write none");
 	tell_sanitizers();
 	return install("keyholder", lists, COUNT(lists));
 }
 
+/*
+ * Only reading is handled by the parent's Landlock ruleset: its writes (the audit file, opened
+ * again on SIGHUP; its socket, unlinked at exit) stay as seccomp has them, append-only.
+ */
 int sandbox_parent(void)
 {
-	const struct list lists[] = { { parent_calls, COUNT(parent_calls) } };
+	static const char *const proc[] = { "/proc" };
+	struct list lists[] = {
+		{ parent_calls, COUNT(parent_calls), 0 },
+		{ peer_calls, COUNT(peer_calls), EACCES },
+	};
+	int confined;
 
-	if (no_new_privs("parent") != 0)
+	if (no_new_privs("parent") != 0 ||
+	    (confined = landlock_reads("parent", LANDLOCK_READ, proc, 1)) < 0)
 		return -1;
+	if (confined)
+		lists[1].deny_errno = 0;
+	else
+		log_info("sandbox parent: no Landlock in this kernel: clients' process names and "
+		    "units are not read (the parent opens no file for reading)");
 	tell_sanitizers();
 	return install("parent", lists, COUNT(lists));
 }

@@ -13,6 +13,8 @@
 #include "chan.h"
 #include "clock.h"
 #include "log.h"
+#include "peer.h"
+#include "ratelimit.h"
 
 #define READ_MAX 16384			/* bytes per read from a client */
 #define OUTPUT_HIGH 65536		/* stop taking requests while more replies are unread */
@@ -27,6 +29,7 @@ struct conn {
 	struct chan ch;			/* ch.fd -1 once the socket is closed */
 	struct event *timer;		/* idle or mid-frame timeout */
 	struct ucred peer;		/* SO_PEERCRED, taken at accept */
+	struct peer_identity identity;	/* its process name and unit, taken at accept */
 	gid_t *groups;			/* SO_PEERGROUPS, taken at accept */
 	size_t ngroups;
 	unsigned long number;		/* counted from 1, for the log */
@@ -121,6 +124,11 @@ int server_request_hold(struct server *s, struct conn *c)
 const struct ucred *server_conn_peer(const struct conn *c)
 {
 	return &c->peer;
+}
+
+const struct peer_identity *server_conn_identity(const struct conn *c)
+{
+	return &c->identity;
 }
 
 struct policy_peer server_conn_policy_peer(const struct conn *c)
@@ -411,6 +419,8 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
 		log_error("peer credentials: %s", strerror(errno));
 		goto fail;
 	}
+	/* Unknown (the peer is gone, or in another pid namespace) is no reason to refuse it. */
+	(void)peer_identity_take(c->peer.pid, &c->identity);
 	if (conns_of(s, c->peer.uid) >= s->cfg->limits.max_connections_per_uid) {
 		refused(s, 1);
 		refuse(fd);
@@ -481,8 +491,12 @@ int server_init(struct server *s, struct event_base *base, const struct config *
 	 * after its deadline. */
 	unsigned every = cfg->limits.request_timeout_ms / 4 ? cfg->limits.request_timeout_ms / 4 : 1;
 	struct timeval tv = ms_tv(every);
+	struct peer_identity self;
 
 	memset(s, 0, sizeof(*s));
+	/* libsystemd finds the cgroup layout (statfs) on its first unit lookup and keeps it: done
+	 * now, before the sandbox, which allows reading /proc but not statfs. */
+	(void)peer_identity_take(getpid(), &self);
 	s->base = base;
 	s->frame = frame;
 	s->cfg = cfg;
@@ -511,9 +525,15 @@ int server_init(struct server *s, struct event_base *base, const struct config *
 	s->retry_ev = evtimer_new(base, retry_cb, s);
 	s->flush_ev = evtimer_new(base, flush_cb, s);
 	s->refusal_ev = evtimer_new(base, refusal_cb, s);
+	if ((s->rates = calloc(cfg->nkeys, sizeof(*s->rates))) == NULL) {
+		log_error("out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < cfg->nkeys; i++)
+		ratelimit_init(&s->rates[i], cfg->keys[i].max_signatures_per_second);
 	if (s->expire_ev == NULL || s->log_ev == NULL || s->stop_ev == NULL ||
 	    s->retry_ev == NULL || s->flush_ev == NULL || s->refusal_ev == NULL ||
-	    event_add(s->expire_ev, &tv) != 0) {
+	    event_add(s->expire_ev, &tv) != 0 || log_attach(base) != 0) {
 		log_error("cannot create timers");
 		return -1;
 	}
@@ -573,7 +593,9 @@ void server_free(struct server *s)
 		event_free(s->flush_ev);
 	if (s->refusal_ev != NULL)
 		event_free(s->refusal_ev);
+	free(s->rates);
 	log_flush();
+	log_detach();
 }
 
 void server_reply(struct server *s, const struct reply_to *to, const struct proto_response *resp)
@@ -581,7 +603,8 @@ void server_reply(struct server *s, const struct reply_to *to, const struct prot
 	static uint8_t buf[PROTO_LEN_PREFIX + PROTO_FRAME_MAX];
 	struct conn *c = to->conn;
 	struct log_request line = {
-		.peer = &c->peer, .conn = c->number, .id = to->id,
+		.peer = &c->peer, .comm = c->identity.comm, .unit = c->identity.unit,
+		.conn = c->number, .id = to->id,
 		.type = proto_type_name(to->type), .key = to->key ? to->key : "-",
 		.result = resp->h.type == PROTO_ERROR ? proto_error_tag(resp->error) : "ok",
 		.us = clock_now_us() - to->start_us,

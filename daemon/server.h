@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "keys.h"
+#include "peer.h"
 #include "policy.h"
 #include "pool.h"
 #include "proto.h"
@@ -52,6 +53,7 @@ struct server {
 	struct event *flush_ev;		/* writes queued replies at the end of a loop turn */
 	struct event *refusal_ev;	/* the once-a-second summary of refused connections */
 	uint64_t refused[2];		/* since then: over max_connections, over the per-uid limit */
+	struct ratelimit *rates;	/* cfg->keys[i]'s max_signatures_per_second (ratelimit.h) */
 	uid_t daemon_uid;		/* the parent's own uid: may use keys without an "allow" */
 	TAILQ_HEAD(, conn) conns;
 	TAILQ_HEAD(, conn) to_flush;
@@ -110,6 +112,9 @@ void server_request_done(struct server *s, struct conn *c);
 
 /* The peer's credentials (SO_PEERCRED at accept). */
 const struct ucred *server_conn_peer(const struct conn *c);
+
+/* The peer's process name and systemd unit, taken at accept ("" when unknown; peer.h). */
+const struct peer_identity *server_conn_identity(const struct conn *c);
 
 /* The peer as the access policy sees it: uid, gid and supplementary groups. */
 struct policy_peer server_conn_policy_peer(const struct conn *c);

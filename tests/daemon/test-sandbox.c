@@ -30,11 +30,13 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "peer.h"
 #include "sandbox.h"
 
 #define ENTER_FAILED 100
 
 static int enforced;		/* sandbox_backend() is "seccomp" */
+static pid_t test_pid;		/* the test's own process, a peer whose name is known */
 static int landlock;		/* the seccomp backend, on a kernel with Landlock */
 static char tmp[] = "/tmp/test-sandbox-XXXXXX";
 static char keydir[64], otherdir[64], key_path[96], renewed_path[96], added_path[96];
@@ -369,10 +371,38 @@ static int parent_work(void)
 	return 0;
 }
 
-/* The audit file may only be appended to: opening it to read is a forbidden call. */
-static int try_open_audit_read(void)
+/*
+ * The parent reads beneath /proc only (a client's process name and unit, peer.c), where Landlock
+ * confines it; the audit file, like any other file, it may only append to. Without Landlock a
+ * read-only open fails with EACCES everywhere (seccomp), and the peer stays unknown.
+ */
+static int parent_reads(void)
 {
-	return open(audit_path, O_RDONLY) >= 0 ? 0 : 1;
+	struct peer_identity id;
+	char buf[64];
+
+	if (!enforced) {
+		MUST(read_file(audit_path, buf, sizeof(buf)) == 0);
+		return 0;
+	}
+	MUST(read_file(audit_path, buf, sizeof(buf)) == EACCES);
+	MUST(read_file("/etc/passwd", buf, sizeof(buf)) == EACCES);
+	if (!landlock) {
+		MUST(read_file("/proc/self/comm", buf, sizeof(buf)) == EACCES);
+		MUST(peer_identity_take(test_pid, &id) == -1 && id.comm[0] == '\0');
+		return 0;
+	}
+	MUST(read_file("/proc/self/comm", buf, sizeof(buf)) == 0 &&
+	    strcmp(buf, "test-sandbox\n") == 0);
+	/* The test's own process, from the child: its name, and its unit lookup is not killed. */
+	MUST(peer_identity_take(test_pid, &id) == 0 && strcmp(id.comm, "test-sandbox") == 0);
+	return 0;
+}
+
+/* Opening the audit file to read and write is a forbidden call. */
+static int try_open_audit_rdwr(void)
+{
+	return open(audit_path, O_RDWR | O_APPEND) >= 0 ? 0 : 1;
 }
 
 static void check_notified(int notify_fd)
@@ -558,6 +588,11 @@ static void remove_fixtures(int notify_fd)
 int main(void)
 {
 	int notify_fd = make_fixtures();
+	struct peer_identity self;
+
+	/* As the daemon does before its sandbox: libsystemd learns the cgroup layout (statfs). */
+	test_pid = getpid();
+	peer_identity_take(test_pid, &self);
 
 	enforced = strcmp(sandbox_backend(), "seccomp") == 0;
 	landlock = enforced && syscall(SYS_landlock_create_ruleset, NULL, 0,
@@ -592,7 +627,8 @@ int main(void)
 	allowed("parent: AF_UNIX socket, sd_notify, SO_PEERCRED, audit file", enter_parent,
 	    parent_work);
 	check_notified(notify_fd);
-	refused("parent: open for reading", enter_parent, try_open_audit_read);
+	allowed("parent: reads beneath /proc only", enter_parent, parent_reads);
+	refused("parent: open for reading and writing", enter_parent, try_open_audit_rdwr);
 	refused("parent: socket(AF_INET)", enter_parent, try_inet_socket);
 	refused("parent: socket(AF_INET6)", enter_parent, try_inet6_socket);
 	refused("parent: execve", enter_parent, try_execve);
