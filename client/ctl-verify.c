@@ -30,12 +30,15 @@ struct verify_args {
 
 /*
  * A public point from DER or raw bytes: a P-256 SubjectPublicKeyInfo (exactly the 91 bytes the
- * core would build for its last 65 bytes), or a bare 65-byte SEC 1 point on the curve.
+ * core would build for its last 65 bytes), a bare 65-byte SEC 1 point on the curve, or a 33-byte
+ * SEC 1 compressed one (decompressed with its square root checked).
  */
 static int point_from_bytes(const uint8_t *p, size_t len, uint8_t point[P256_POINT_LEN])
 {
 	uint8_t spki[P256_SPKI_LEN];
 
+	if (len == P256_POINT_COMPRESSED_LEN)
+		return p256_point_decompress(p, point) == 0 ? 0 : -1;
 	if (len == P256_SPKI_LEN) {
 		memcpy(point, p + P256_SPKI_LEN - P256_POINT_LEN, P256_POINT_LEN);
 		p256_spki(point, spki);
@@ -71,7 +74,8 @@ static int load_pubkey(const struct verify_args *a, uint8_t point[P256_POINT_LEN
 	if (a->pubkey_hex != NULL) {
 		if (ctl_hex_decode(a->pubkey_hex, buf, sizeof(buf), &len) != 0 ||
 		    point_from_bytes(buf, len, point) != 0)
-			return ctl_error("verify", "--pubkey-hex is not a P-256 point or SubjectPublicKeyInfo");
+			return ctl_error("verify", "--pubkey-hex is not a P-256 point (SEC 1, uncompressed "
+				"or compressed) or SubjectPublicKeyInfo");
 		return 0;
 	}
 	if (ctl_read_file(a->pubkey_file, buf, sizeof(buf), &len) != 0)
@@ -81,7 +85,7 @@ static int load_pubkey(const struct verify_args *a, uint8_t point[P256_POINT_LEN
 	     point_from_bytes(der, der_len, point) == 0))
 		return 0;
 	return ctl_error("verify", "%s: not a P-256 public key (PEM or DER SubjectPublicKeyInfo, "
-		"or a SEC 1 point)", a->pubkey_file);
+		"or a SEC 1 point, uncompressed or compressed)", a->pubkey_file);
 }
 
 static int load_signature(const struct verify_args *a, uint8_t *sig, size_t *len)

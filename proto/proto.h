@@ -27,6 +27,7 @@
 #define PROTO_SIG_MAX 72		/* DER signatures: at most 72 bytes */
 #define PROTO_SIG_RAW_LEN 64		/* raw r || s: exactly 64 bytes */
 #define PROTO_POINT_LEN 65
+#define PROTO_POINT_COMPRESSED_LEN 33
 #define PROTO_SPKI_LEN 91
 #define PROTO_KEY_ID_LEN 32
 
@@ -54,7 +55,8 @@ enum proto_format {
 enum proto_key_kind {
 	PROTO_KEY_NAME = 1,		/* u8 length, name */
 	PROTO_KEY_ID = 2,		/* 32 bytes: SHA-256 of the SubjectPublicKeyInfo */
-	PROTO_KEY_POINT = 3,		/* 65 bytes: an explicit SEC 1 point (VERIFY only) */
+	PROTO_KEY_POINT = 3,		/* 65 bytes: an explicit SEC 1 uncompressed point (VERIFY only) */
+	PROTO_KEY_POINT_COMPRESSED = 4,	/* 33 bytes: an explicit SEC 1 compressed point (VERIFY only) */
 };
 
 /* Wire error codes (u16 in ERROR bodies). Codes marked "closes" end the connection. */
@@ -108,7 +110,7 @@ struct proto_key {
 	uint8_t name_len;
 	char name[PROTO_NAME_MAX + 1];	/* NUL-terminated */
 	uint8_t id[PROTO_KEY_ID_LEN];
-	uint8_t point[PROTO_POINT_LEN];
+	uint8_t point[PROTO_POINT_LEN];	/* kind 3: 65 bytes; kind 4: the first 33 */
 };
 
 /*
