@@ -160,7 +160,10 @@ int proto_frame_length(const uint8_t prefix[PROTO_LEN_PREFIX], uint32_t *len);
  * -PROTO_E_FRAME_TOO_LARGE (len over PROTO_FRAME_MAX, nothing read),
  * -PROTO_E_BAD_FRAME, -PROTO_E_UNSUPPORTED_VERSION, -PROTO_E_BAD_FLAGS, -PROTO_E_UNKNOWN_TYPE,
  * -PROTO_E_BAD_KEY_SELECTOR, -PROTO_E_BAD_FORMAT, -PROTO_E_BAD_DIGEST_LENGTH,
- * -PROTO_E_MESSAGE_TOO_LARGE, -PROTO_E_BAD_SIGNATURE. req->message points into frame.
+ * -PROTO_E_MESSAGE_TOO_LARGE, -PROTO_E_BAD_SIGNATURE, -PROTO_E_BAD_TLS_CONTENT: the first fault in
+ * reading order, each field's kind or length before its contents, bytes left over last (phase 1
+ * of docs/protocol.md section 7). An explicit point is taken as bytes: whether it is on the curve
+ * is for the caller (bad-point). req->message points into frame.
  */
 int proto_decode_request(const uint8_t *frame, size_t len, struct proto_request *req);
 
