@@ -253,7 +253,8 @@ def inflight_and_stop(binary):
     stopping, STATUS stopping true."""
     d = Daemon(binary, workers=1, keys=[{"name": "release", "file": RFC_KEY,
                                          "nonce": "deterministic"}],
-               limits={"max_inflight_per_connection": 1, "max_inflight": 1})
+               limits={"max_inflight_per_connection": 1, "max_inflight": 1,
+                       "request_timeout_ms": 60000, "worker_timeout_ms": 60000})
     (worker,) = d.workers()
     c = d.client()
     os.kill(worker, signal.SIGSTOP)
