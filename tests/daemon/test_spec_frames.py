@@ -280,6 +280,8 @@ def inflight_and_stop(binary):
         ping_works(c, 10)
         c.expect_error(sign_req(11, RELEASE, RFC_DIGEST), E["shutting_down"])
         c.expect_error(verify_req(12, RELEASE, RFC_DIGEST, RFC_R + RFC_S), E["shutting_down"])
+        # Section 7, phase 2: shutting-down before the key is looked up.
+        c.expect_error(sign_req(13, key_name("nope"), RFC_DIGEST), E["shutting_down"])
     finally:
         os.kill(worker, signal.SIGCONT)
     r = c.recv().ok(SIGN)
