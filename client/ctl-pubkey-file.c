@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * Public keys given to the offline commands (verify --pubkey, audit-verify --pubkey): a PEM or DER
- * SubjectPublicKeyInfo, as p256signctl pubkey writes it, or a bare SEC 1 point.
+ * SubjectPublicKeyInfo, as p256signctl pubkey writes it, or a bare SEC 1 point, uncompressed or
+ * compressed (decompressed with its square root checked).
  */
 #include <errno.h>
 #include <string.h>
@@ -19,6 +20,8 @@ int ctl_point_from_bytes(const uint8_t *p, size_t len, uint8_t point[P256SIGN_PO
 {
 	uint8_t spki[P256_SPKI_LEN];
 
+	if (len == P256_POINT_COMPRESSED_LEN)
+		return p256_point_decompress(p, point) == 0 ? 0 : -1;
 	if (len == P256_SPKI_LEN) {
 		memcpy(point, p + P256_SPKI_LEN - P256_POINT_LEN, P256_POINT_LEN);
 		p256_spki(point, spki);
@@ -59,7 +62,7 @@ int ctl_load_pubkey_file(const char *cmd, const char *path, uint8_t point[P256SI
 	    (pem_public_key(buf, len, der, sizeof(der), &der_len) == 0 &&
 	     ctl_point_from_bytes(der, der_len, point) == 0))
 		return 0;
-	ctl_error(cmd, "%s: not a P-256 public key (PEM or DER SubjectPublicKeyInfo, or a SEC 1 point)",
-		path);
+	ctl_error(cmd, "%s: not a P-256 public key (PEM or DER SubjectPublicKeyInfo, or a SEC 1 point, "
+		"uncompressed or compressed)", path);
 	return -2;
 }

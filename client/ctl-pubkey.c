@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: ISC */
-/* p256signctl pubkey KEY [--format pem|der|hex|sec1]: a key's public key from the daemon. */
+/*
+ * p256signctl pubkey KEY [--format pem|der|hex|sec1|sec1-compressed]: a key's public key from the
+ * daemon.
+ */
 #include <errno.h>
 #include <getopt.h>
 #include <openssl/evp.h>
@@ -7,6 +10,7 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "p256.h"
 
 /* The SubjectPublicKeyInfo as PEM (RFC 7468 "PUBLIC KEY"), base64 in 64-character lines. */
 static void print_pem(const uint8_t spki[P256SIGN_SPKI_LEN])
@@ -31,6 +35,18 @@ static void print_json(const struct p256sign_pubkey *pub)
 	printf("\"}\n");
 }
 
+/* The 33-byte SEC 1 compressed point; the library checked the point when it got it. */
+static int write_compressed(const uint8_t point[P256SIGN_POINT_LEN])
+{
+	uint8_t c[P256_POINT_COMPRESSED_LEN];
+
+	if (p256_point_compress(point, c) != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return ctl_write_file(NULL, c, sizeof(c));
+}
+
 int ctl_pubkey(const struct ctl_options *o, int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -51,7 +67,8 @@ int ctl_pubkey(const struct ctl_options *o, int argc, char **argv)
 		format = optarg;
 	}
 	if (optind != argc - 1 || (strcmp(format, "pem") != 0 && strcmp(format, "der") != 0 &&
-	    strcmp(format, "hex") != 0 && strcmp(format, "sec1") != 0))
+	    strcmp(format, "hex") != 0 && strcmp(format, "sec1") != 0 &&
+	    strcmp(format, "sec1-compressed") != 0))
 		return ctl_usage("pubkey");
 	if (ctl_parse_key(argv[optind], &key, id) != 0)
 		return ctl_error("pubkey", "KEY must be a key name or id: and 64 hex digits");
@@ -69,6 +86,8 @@ int ctl_pubkey(const struct ctl_options *o, int argc, char **argv)
 		ctl_print_hex(pub.point, sizeof(pub.point));
 	else if (strcmp(format, "der") == 0)
 		r = ctl_write_file(NULL, pub.spki, sizeof(pub.spki));
+	else if (strcmp(format, "sec1-compressed") == 0)
+		r = write_compressed(pub.point);
 	else
 		r = ctl_write_file(NULL, pub.point, sizeof(pub.point));
 	if (r != 0)

@@ -30,7 +30,8 @@ static int load_pubkey(const struct verify_args *a, uint8_t point[P256_POINT_LEN
 	if (a->pubkey_hex != NULL) {
 		if (ctl_hex_decode(a->pubkey_hex, buf, sizeof(buf), &len) != 0 ||
 		    ctl_point_from_bytes(buf, len, point) != 0)
-			return ctl_error("verify", "--pubkey-hex is not a P-256 point or SubjectPublicKeyInfo");
+			return ctl_error("verify", "--pubkey-hex is not a P-256 point (SEC 1, uncompressed "
+				"or compressed) or SubjectPublicKeyInfo");
 		return 0;
 	}
 	return ctl_load_pubkey_file("verify", a->pubkey_file, point) == 0 ? 0 : CTL_EXIT_REFUSED;

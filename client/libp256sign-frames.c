@@ -93,7 +93,10 @@ static int handle_frame(struct p256sign *h, const uint8_t *frame, size_t len)
 		return P256SIGN_E_PROTOCOL;
 	i = find_pending(h, resp.h.id);
 	if (i == h->n_pending) {
-		/* An error that ends the connection may not name a request (its header was unreadable). */
+		/*
+		 * An error that ends the connection may name no request: its header was unreadable,
+		 * or it is the unrequested too-many-connections (id 0). It fails every pending one.
+		 */
 		if (resp.h.type == PROTO_ERROR && proto_error_closes(resp.error))
 			return daemon_error(resp.error);
 		return P256SIGN_E_PROTOCOL;

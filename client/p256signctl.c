@@ -13,11 +13,12 @@ static const struct ctl_command commands[] = {
 	  "", ctl_status },
 	{ "keys", "", "list the daemon's keys: name, key id, nonce mode, verify after sign, signatures",
 	  "", ctl_keys },
-	{ "pubkey", "KEY [--format pem|der|hex|sec1]", "print a key's public key",
+	{ "pubkey", "KEY [--format pem|der|hex|sec1|sec1-compressed]", "print a key's public key",
 	  "  --format pem   SubjectPublicKeyInfo in PEM (the default)\n"
 	  "  --format der   SubjectPublicKeyInfo in DER (binary)\n"
 	  "  --format hex   the SEC 1 uncompressed point in hex\n"
-	  "  --format sec1  the SEC 1 uncompressed point (65 bytes, binary)\n", ctl_pubkey },
+	  "  --format sec1  the SEC 1 uncompressed point (65 bytes, binary)\n"
+	  "  --format sec1-compressed  the SEC 1 compressed point (33 bytes, binary)\n", ctl_pubkey },
 	{ "sign", "KEY (--digest HEX | --file PATH | -) [--format der|raw] [--out FILE]",
 	  "sign a SHA-256 digest, or a file or stdin hashed here",
 	  "  --digest HEX   the 32-byte SHA-256 digest to sign, in hex\n"
@@ -38,8 +39,9 @@ static const struct ctl_command commands[] = {
 	  "check a signature; prints valid (exit 0) or invalid (exit 1)",
 	  "  KEY                asks the daemon, with its key KEY\n"
 	  "  --pubkey FILE      offline, with a public key file: PEM or DER SubjectPublicKeyInfo,\n"
-	  "                     or a 65-byte SEC 1 point\n"
-	  "  --pubkey-hex HEX   offline, with a SEC 1 point or a SubjectPublicKeyInfo in hex\n"
+	  "                     or a 65-byte SEC 1 point, or a 33-byte compressed one\n"
+	  "  --pubkey-hex HEX   offline, with a SEC 1 point (uncompressed or compressed) or a\n"
+	  "                     SubjectPublicKeyInfo in hex\n"
 	  "  --signature FILE   the signature, binary, in --format\n"
 	  "  --signature-hex HEX  the signature in hex\n"
 	  "  --digest HEX       the SHA-256 digest that was signed\n"

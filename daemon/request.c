@@ -186,35 +186,56 @@ static void handle_pubkey(struct server *s, struct reply_to *to, const struct pr
 	server_reply(s, to, &resp);
 }
 
+/* The public point of a VERIFY: its explicit point (kind 3, or kind 4 decompressed) or a key's.
+ * -1 after replying bad-point, unknown-key or denied. */
+static int verify_point(struct server *s, struct reply_to *to, const struct proto_request *req,
+	uint8_t point[P256_POINT_LEN])
+{
+	int k, r;
+
+	switch (req->key.kind) {
+	case PROTO_KEY_POINT:
+		memcpy(point, req->key.point, P256_POINT_LEN);
+		r = p256_point_check(point);
+		break;
+	case PROTO_KEY_POINT_COMPRESSED:
+		r = p256_point_decompress(req->key.point, point);
+		break;
+	default:
+		if ((k = find_key(s, to, &req->key, POLICY_SEE)) < 0)
+			return -1;
+		memcpy(point, s->kt->pub[k].point, P256_POINT_LEN);
+		return 0;
+	}
+	if (r != 0) {
+		server_reply_error(s, to, PROTO_E_BAD_POINT);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * VERIFY is answered here: it needs public data only, and keeping untrusted signature parsing
  * out of the processes that hold private keys is worth ~65 us of the event loop per request.
+ * A strict-DER INTEGER of 2^256 or more is out of [1, n-1] like r = n: not valid, not an error.
  */
 static void handle_verify(struct server *s, struct reply_to *to, const struct proto_request *req)
 {
 	struct proto_response resp;
-	const uint8_t *point;
-	uint8_t sig[P256_SIG_LEN];
-	int k, r;
+	uint8_t point[P256_POINT_LEN], sig[P256_SIG_LEN];
+	int r = 0;
 
-	if (req->key.kind == PROTO_KEY_POINT) {
-		if (p256_point_check(req->key.point) != 0) {
-			server_reply_error(s, to, PROTO_E_BAD_POINT);
-			return;
-		}
-		point = req->key.point;
-	} else {
-		if ((k = find_key(s, to, &req->key, POLICY_SEE)) < 0)
-			return;
-		point = s->kt->pub[k].point;
-	}
+	if (verify_point(s, to, req, point) != 0)
+		return;
 	if (req->format == PROTO_FORMAT_RAW)
 		memcpy(sig, req->sig, sizeof(sig));
-	else if (p256_sig_from_der(req->sig, req->sig_len, sig) != 0) {
+	else if ((r = p256_sig_from_der(req->sig, req->sig_len, sig)) != 0 &&
+	    r != P256_ERR_SIG_RANGE) {
 		server_reply_error(s, to, PROTO_E_BAD_SIGNATURE);
 		return;
 	}
-	r = p256_verify(point, P256_POINT_LEN, req->digest, sig, 0);
+	if (r == 0)
+		r = p256_verify(point, P256_POINT_LEN, req->digest, sig, 0);
 	if (r != 0 && r != P256_ERR_SIG_INVALID && r != P256_ERR_SIG_RANGE) {
 		server_reply_error(s, to, r == P256_ERR_POINT ? PROTO_E_BAD_POINT : PROTO_E_INTERNAL);
 		return;
@@ -285,7 +306,7 @@ static json_t *status_json(const struct server *s)
 		return NULL;
 	/* "workers": the signers, named as in the configuration. */
 	return json_pack("{s:s, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-	    "s:b, s:o, s:I}",
+	    "s:b, s:I, s:o, s:I}",
 	    "version", P256SIGN_VERSION,
 	    "uptime_s", (json_int_t)((clock_now_us() / 1000 - s->stats.started_ms) / 1000),
 	    "workers", (int)s->pool->want, "workers_alive", (int)s->pool->alive,
@@ -298,7 +319,8 @@ static json_t *status_json(const struct server *s)
 	    "requests", (json_int_t)s->stats.requests,
 	    "signatures", (json_int_t)s->stats.signatures, "inflight", (json_int_t)s->inflight,
 	    "at_workers", (json_int_t)s->pool->inflight,
-	    "stopping", s->stopping, "errors", errors,
+	    "stopping", s->stopping,
+	    "max_frame_bytes", (json_int_t)s->cfg->limits.max_frame_bytes, "errors", errors,
 	    "log_lines_dropped", (json_int_t)log_dropped());
 }
 
@@ -334,7 +356,8 @@ void request_handle(struct server *s, struct conn *c, const uint8_t *frame, size
 		server_reply_error(s, &to, (uint16_t)-r);
 		return;
 	}
-	if (s->stopping) {
+	/* PING and STATUS still answer while stopping, so that a client can watch the stop. */
+	if (s->stopping && req.h.type != PROTO_PING && req.h.type != PROTO_STATUS) {
 		server_reply_error(s, &to, PROTO_E_SHUTTING_DOWN);
 		return;
 	}

@@ -325,15 +325,16 @@ static void conn_read_cb(evutil_socket_t fd, short what, void *arg)
 	conn_process(c);
 }
 
-/* The reply to a connection beyond max_connections: overloaded, then close. Best effort: the
- * socket is new, so its buffer has room for one small frame. */
+/* The one unrequested frame of the protocol, to a connection beyond max_connections or
+ * max_connections_per_uid: too-many-connections with id 0, then close. Best effort: the socket
+ * is new, so its buffer has room for one small frame. */
 static void refuse(int fd)
 {
 	struct proto_response resp;
 	uint8_t buf[PROTO_LEN_PREFIX + PROTO_HEADER_LEN + 4 + PROTO_TEXT_MAX];
 	size_t len;
 
-	proto_error_response(&resp, 0, PROTO_E_OVERLOADED);
+	proto_error_response(&resp, 0, PROTO_E_TOO_MANY_CONNECTIONS);
 	if (proto_encode_response(&resp, buf, sizeof(buf), &len) == 0 &&
 	    send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
 		log_error("refusing a connection: %s", strerror(errno));
@@ -377,7 +378,7 @@ static void refused(struct server *s, int per_uid)
 	struct timeval tv = ms_tv(REFUSAL_LOG_MS);
 
 	s->stats.requests++;
-	s->stats.errors[PROTO_E_OVERLOADED]++;
+	s->stats.errors[PROTO_E_TOO_MANY_CONNECTIONS]++;
 	s->refused[per_uid]++;
 	if (!event_pending(s->refusal_ev, EV_TIMEOUT, NULL) && event_add(s->refusal_ev, &tv) != 0)
 		log_error("cannot arm the refusal log timer");

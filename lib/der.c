@@ -37,7 +37,12 @@ int p256_sig_to_der(const uint8_t sig[P256_SIG_LEN], uint8_t der[P256_SIG_DER_MA
 	return 0;
 }
 
-static int get_sig_uint(struct cursor *c, uint8_t out[32])
+/*
+ * An INTEGER of 2^256 or more is strict DER but no r or s: it sets *too_big and the parse goes
+ * on, so that a signature is P256_ERR_SIG_RANGE only when all of it is strict DER (a VERIFY
+ * answers it "not valid", and a malformed one "not decodable").
+ */
+static int get_sig_uint(struct cursor *c, uint8_t out[32], int *too_big)
 {
 	const uint8_t *p;
 	size_t n;
@@ -45,8 +50,10 @@ static int get_sig_uint(struct cursor *c, uint8_t out[32])
 
 	if ((r = cursor_get_der_uint(c, &p, &n)) != 0)
 		return r;
-	if (n > 32)
-		return P256_ERR_SIG_RANGE;
+	if (n > 32) {
+		*too_big = 1;
+		return 0;
+	}
 	memset(out, 0, 32 - n);
 	memcpy(out + 32 - n, p, n);
 	return 0;
@@ -55,12 +62,15 @@ static int get_sig_uint(struct cursor *c, uint8_t out[32])
 int p256_sig_from_der(const uint8_t *der, size_t der_len, uint8_t sig[P256_SIG_LEN])
 {
 	struct cursor c, seq;
-	int r;
+	int r, too_big = 0;
 
 	cursor_init(&c, der, der_len);
-	if ((r = cursor_get_der(&c, 0x30, &seq)) != 0 || (r = cursor_end(&c)) != 0 ||
-	    (r = get_sig_uint(&seq, sig)) != 0 || (r = get_sig_uint(&seq, sig + 32)) != 0 ||
-	    (r = cursor_end(&seq)) != 0)
+	if ((r = cursor_get_der(&c, 0x30, &seq)) == 0 && (r = cursor_end(&c)) == 0 &&
+	    (r = get_sig_uint(&seq, sig, &too_big)) == 0 &&
+	    (r = get_sig_uint(&seq, sig + 32, &too_big)) == 0 && (r = cursor_end(&seq)) == 0 &&
+	    too_big)
+		r = P256_ERR_SIG_RANGE;
+	if (r != 0)
 		explicit_bzero(sig, P256_SIG_LEN);
 	return r;
 }

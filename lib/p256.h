@@ -19,6 +19,7 @@
 #define P256_SIG_LEN 64		/* r || s */
 #define P256_SIG_DER_MAX 72	/* SEQUENCE { INTEGER r, INTEGER s } at its longest */
 #define P256_POINT_LEN 65	/* SEC 1 uncompressed: 0x04 || x || y */
+#define P256_POINT_COMPRESSED_LEN 33 /* SEC 1 compressed: 0x02 or 0x03 (y even or odd) || x */
 #define P256_SPKI_LEN 91	/* DER SubjectPublicKeyInfo of a P-256 point */
 #define P256_KEY_ID_LEN 32	/* SHA-256 of the SPKI */
 
@@ -128,8 +129,9 @@ int p256_sig_to_der(const uint8_t sig[P256_SIG_LEN], uint8_t der[P256_SIG_DER_MA
 
 /*
  * Strict DER decoding to r||s: one SEQUENCE of two minimal non-negative INTEGERs below 2^256,
- * nothing after it. Ranges of r and s are checked by p256_verify, not here, except that an INTEGER
- * of 2^256 or more is P256_ERR_SIG_RANGE. Other errors: P256_ERR_TRUNCATED, P256_ERR_TRAILING,
+ * nothing after it. Ranges of r and s are checked by p256_verify, not here, except that a
+ * signature that is strict DER throughout but has an INTEGER of 2^256 or more is
+ * P256_ERR_SIG_RANGE (any DER fault wins over it). Other errors: P256_ERR_TRUNCATED, P256_ERR_TRAILING,
  * P256_ERR_DER_TAG, P256_ERR_DER_LENGTH, P256_ERR_DER_INTEGER. sig is zeroed on error.
  */
 int p256_sig_from_der(const uint8_t *der, size_t der_len, uint8_t sig[P256_SIG_LEN]);
@@ -139,6 +141,16 @@ int p256_public_from_private(const uint8_t d[P256_SCALAR_LEN], uint8_t pub[P256_
 
 /* Checks a 65-byte uncompressed point: the 0x04 prefix, coordinates below p, on the curve. */
 int p256_point_check(const uint8_t pub[P256_POINT_LEN]);
+
+/*
+ * A 33-byte SEC 1 compressed point (0x02 or 0x03, then x) into its 65-byte uncompressed form:
+ * y from a square root modulo p, checked. P256_ERR_POINT for another prefix, x >= p, or an x
+ * that no point of P-256 has. Variable time: points are public.
+ */
+int p256_point_decompress(const uint8_t in[P256_POINT_COMPRESSED_LEN], uint8_t out[P256_POINT_LEN]);
+
+/* The compressed form of a valid uncompressed point; P256_ERR_POINT if pub is not one. */
+int p256_point_compress(const uint8_t pub[P256_POINT_LEN], uint8_t out[P256_POINT_COMPRESSED_LEN]);
 
 /* The DER SubjectPublicKeyInfo (id-ecPublicKey, prime256v1) of an uncompressed point. */
 void p256_spki(const uint8_t pub[P256_POINT_LEN], uint8_t spki[P256_SPKI_LEN]);

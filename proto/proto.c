@@ -73,6 +73,18 @@ static void put_header(struct builder *b, const struct proto_header *h)
 	builder_put_u32(b, h->id);
 }
 
+/* The bytes of an explicit point selector of kind `kind`, or 0 if it is not one. */
+static size_t point_len(uint8_t kind)
+{
+	return kind == PROTO_KEY_POINT ? PROTO_POINT_LEN :
+	    kind == PROTO_KEY_POINT_COMPRESSED ? PROTO_POINT_COMPRESSED_LEN : 0;
+}
+
+/*
+ * A key selector: its kind, then a length (names) before the contents, so that a name length no
+ * name has is bad-key-selector however many bytes follow. Whether a point is on the curve is for
+ * the daemon to say (bad-point), not the codec.
+ */
 static int get_key(struct cursor *c, struct proto_key *k, int point_allowed)
 {
 	const uint8_t *p;
@@ -81,7 +93,11 @@ static int get_key(struct cursor *c, struct proto_key *k, int point_allowed)
 		return BAD;
 	switch (k->kind) {
 	case PROTO_KEY_NAME:
-		if (cursor_get_u8(c, &k->name_len) != 0 || cursor_get_bytes(c, &p, k->name_len) != 0)
+		if (cursor_get_u8(c, &k->name_len) != 0)
+			return BAD;
+		if (k->name_len == 0 || k->name_len > PROTO_NAME_MAX)
+			return -PROTO_E_BAD_KEY_SELECTOR;
+		if (cursor_get_bytes(c, &p, k->name_len) != 0)
 			return BAD;
 		if (!proto_name_valid((const char *)p, k->name_len))
 			return -PROTO_E_BAD_KEY_SELECTOR;
@@ -91,9 +107,10 @@ static int get_key(struct cursor *c, struct proto_key *k, int point_allowed)
 	case PROTO_KEY_ID:
 		return cursor_copy(c, k->id, sizeof(k->id)) == 0 ? 0 : BAD;
 	case PROTO_KEY_POINT:
+	case PROTO_KEY_POINT_COMPRESSED:
 		if (!point_allowed)
 			return -PROTO_E_BAD_KEY_SELECTOR;
-		return cursor_copy(c, k->point, sizeof(k->point)) == 0 ? 0 : BAD;
+		return cursor_copy(c, k->point, point_len(k->kind)) == 0 ? 0 : BAD;
 	default:
 		return -PROTO_E_BAD_KEY_SELECTOR;
 	}
@@ -113,7 +130,8 @@ static int put_key(struct builder *b, const struct proto_key *k)
 		builder_put_bytes(b, k->id, sizeof(k->id));
 		return 0;
 	case PROTO_KEY_POINT:
-		builder_put_bytes(b, k->point, sizeof(k->point));
+	case PROTO_KEY_POINT_COMPRESSED:
+		builder_put_bytes(b, k->point, point_len(k->kind));
 		return 0;
 	default:
 		return BAD;
@@ -159,8 +177,9 @@ static int get_signature(struct cursor *c, uint8_t format, uint8_t *sig, size_t 
 
 /*
  * A SIGN_TLS body after the format: u8 kind; TLS 1.3: u8 side, u8 hash length, the hash; TLS 1.2:
- * client_random, server_random, u8-prefixed ServerECDHParams. Lengths before contents; the
- * structure (proto_tls_check) once every byte is there.
+ * client_random, server_random, u8-prefixed ServerECDHParams. Each field is judged as it is read,
+ * so the side and the hash length before the hash; the ServerECDHParams' structure
+ * (proto_tls_check) once all its bytes are there.
  */
 static int get_tls(struct cursor *c, struct proto_tls *t)
 {
@@ -170,9 +189,14 @@ static int get_tls(struct cursor *c, struct proto_tls *t)
 		return BAD;
 	switch (t->kind) {
 	case PROTO_TLS13_CERTIFICATE_VERIFY:
-		if (cursor_get_u8(c, &t->side) != 0 || cursor_get_u8(c, &t->hash_len) != 0)
+		if (cursor_get_u8(c, &t->side) != 0)
 			return BAD;
-		if (t->hash_len > sizeof(t->hash))
+		if (t->side > PROTO_TLS_CLIENT)
+			return -PROTO_E_BAD_TLS_CONTENT;
+		/* kind 1's check needs nothing after the hash length */
+		if (cursor_get_u8(c, &t->hash_len) != 0)
+			return BAD;
+		if (proto_tls_check(t) != 0)
 			return -PROTO_E_BAD_TLS_CONTENT;
 		if (cursor_copy(c, t->hash, t->hash_len) != 0)
 			return BAD;
@@ -280,7 +304,7 @@ static int put_request_body(struct builder *b, const struct proto_request *req)
 	case PROTO_SIGN:
 	case PROTO_SIGN_MESSAGE:
 	case PROTO_VERIFY:
-		if ((req->key.kind == PROTO_KEY_POINT && req->h.type != PROTO_VERIFY) ||
+		if ((point_len(req->key.kind) != 0 && req->h.type != PROTO_VERIFY) ||
 		    req->format > PROTO_FORMAT_RAW || (r = put_key(b, &req->key)) != 0)
 			return BAD;
 		builder_put_u8(b, req->format);
@@ -301,9 +325,9 @@ static int put_request_body(struct builder *b, const struct proto_request *req)
 		}
 		return 0;
 	case PROTO_PUBKEY:
-		return req->key.kind == PROTO_KEY_POINT ? BAD : put_key(b, &req->key);
+		return point_len(req->key.kind) != 0 ? BAD : put_key(b, &req->key);
 	case PROTO_SIGN_TLS:
-		if (req->key.kind == PROTO_KEY_POINT || req->format > PROTO_FORMAT_RAW ||
+		if (point_len(req->key.kind) != 0 || req->format > PROTO_FORMAT_RAW ||
 		    proto_tls_check(&req->tls) != 0 || (r = put_key(b, &req->key)) != 0)
 			return BAD;
 		builder_put_u8(b, req->format);

@@ -27,6 +27,7 @@
 #define PROTO_SIG_MAX 72		/* DER signatures: at most 72 bytes */
 #define PROTO_SIG_RAW_LEN 64		/* raw r || s: exactly 64 bytes */
 #define PROTO_POINT_LEN 65
+#define PROTO_POINT_COMPRESSED_LEN 33
 #define PROTO_SPKI_LEN 91
 #define PROTO_KEY_ID_LEN 32
 
@@ -54,7 +55,8 @@ enum proto_format {
 enum proto_key_kind {
 	PROTO_KEY_NAME = 1,		/* u8 length, name */
 	PROTO_KEY_ID = 2,		/* 32 bytes: SHA-256 of the SubjectPublicKeyInfo */
-	PROTO_KEY_POINT = 3,		/* 65 bytes: an explicit SEC 1 point (VERIFY only) */
+	PROTO_KEY_POINT = 3,		/* 65 bytes: an explicit SEC 1 uncompressed point (VERIFY only) */
+	PROTO_KEY_POINT_COMPRESSED = 4,	/* 33 bytes: an explicit SEC 1 compressed point (VERIFY only) */
 };
 
 /* Wire error codes (u16 in ERROR bodies). Codes marked "closes" end the connection. */
@@ -108,7 +110,7 @@ struct proto_key {
 	uint8_t name_len;
 	char name[PROTO_NAME_MAX + 1];	/* NUL-terminated */
 	uint8_t id[PROTO_KEY_ID_LEN];
-	uint8_t point[PROTO_POINT_LEN];
+	uint8_t point[PROTO_POINT_LEN];	/* kind 3: 65 bytes; kind 4: the first 33 */
 };
 
 /*
@@ -158,7 +160,10 @@ int proto_frame_length(const uint8_t prefix[PROTO_LEN_PREFIX], uint32_t *len);
  * -PROTO_E_FRAME_TOO_LARGE (len over PROTO_FRAME_MAX, nothing read),
  * -PROTO_E_BAD_FRAME, -PROTO_E_UNSUPPORTED_VERSION, -PROTO_E_BAD_FLAGS, -PROTO_E_UNKNOWN_TYPE,
  * -PROTO_E_BAD_KEY_SELECTOR, -PROTO_E_BAD_FORMAT, -PROTO_E_BAD_DIGEST_LENGTH,
- * -PROTO_E_MESSAGE_TOO_LARGE, -PROTO_E_BAD_SIGNATURE. req->message points into frame.
+ * -PROTO_E_MESSAGE_TOO_LARGE, -PROTO_E_BAD_SIGNATURE, -PROTO_E_BAD_TLS_CONTENT: the first fault in
+ * reading order, each field's kind or length before its contents, bytes left over last (phase 1
+ * of docs/protocol.md section 7). An explicit point is taken as bytes: whether it is on the curve
+ * is for the caller (bad-point). req->message points into frame.
  */
 int proto_decode_request(const uint8_t *frame, size_t len, struct proto_request *req);
 

@@ -181,6 +181,11 @@ static void serve(int fd, enum mock_mode mode)
 	if (mode == MOCK_STUCK)
 		for (;;)
 			pause();
+	if (mode == MOCK_TOO_MANY) {
+		proto_error_response(&resp, 0, PROTO_E_TOO_MANY_CONNECTIONS);
+		send_response(fd, &resp);
+		_exit(0);
+	}
 	for (;;) {
 		n = 0;
 		do {

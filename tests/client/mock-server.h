@@ -28,6 +28,8 @@ enum mock_mode {
 	MOCK_GARBAGE,		/* answers with bytes that are not a frame */
 	MOCK_WRONG_ID,		/* answers with a request id never sent */
 	MOCK_WRONG_TYPE,	/* answers a request with a response of another type */
+	MOCK_TOO_MANY,		/* as p256signd over max_connections: the unrequested ERROR
+				 * too-many-connections with id 0 at once, then closes unread */
 };
 
 struct mock {

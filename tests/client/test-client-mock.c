@@ -263,6 +263,30 @@ static void case_closed(void)
 	mock_stop(&m);
 }
 
+/*
+ * A daemon over its connection limit: the one unrequested frame (ERROR too-many-connections, id
+ * 0) fails every request pending on the connection with that code, blocking or submitted.
+ */
+static void case_too_many(void)
+{
+	struct p256sign_result res;
+	uint32_t ids[3];
+	struct mock m;
+	struct p256sign *h;
+
+	mock_start(&m, MOCK_TOO_MANY);
+	h = connect_mock(&m);
+	CHECK_RC(p256sign_ping(h), P256SIGN_E_TOO_MANY_CONNECTIONS);
+	for (size_t i = 0; i < 3; i++)
+		CHECK_RC(p256sign_submit_ping(h, &ids[i]), 0);
+	for (size_t i = 0; i < 3; i++) {
+		CHECK_RC(p256sign_wait(h, ids[i], &res), P256SIGN_E_TOO_MANY_CONNECTIONS);
+		CHECK(res.id == ids[i] && res.error == P256SIGN_E_TOO_MANY_CONNECTIONS);
+	}
+	p256sign_close(h);
+	mock_stop(&m);
+}
+
 /* Responses that are not frames, name no request, or answer another type. */
 static void case_garbage(void)
 {
@@ -506,6 +530,7 @@ static const struct {
 	{ "timeout", case_timeout },
 	{ "connect-signals", case_connect_signals },
 	{ "closed", case_closed },
+	{ "too-many", case_too_many },
 	{ "garbage", case_garbage },
 	{ "reconnect", case_reconnect },
 	{ "fork", case_fork },

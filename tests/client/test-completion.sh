@@ -32,7 +32,7 @@ expect "p256signctl exp" export-key-ref
 expect "p256signctl export-key-ref --" --socket --timeout
 expect "p256signctl si" sign
 expect "p256signctl --socket /x ke" keys
-expect "p256signctl pubkey k --format " pem der hex sec1
+expect "p256signctl pubkey k --format " pem der hex sec1 sec1-compressed
 expect "p256signctl sign k --format " der raw
 expect "p256signctl sign k --" --digest --file --format --out --json
 expect "p256signctl verify --" --pubkey --pubkey-hex --signature --signature-hex --digest --file

@@ -108,12 +108,16 @@ der = ok(*sock, "pubkey", "rfc", "--format", "der")
 check(der == der_by_openssl and len(der) == 91, "pubkey --format der")
 check(ok(*sock, "pubkey", "rfc", "--format", "hex").decode() == "04" + X + Y + "\n", "hex")
 check(ok(*sock, "pubkey", "rfc", "--format=sec1") == bytes.fromhex("04" + X + Y), "sec1")
+# Compressed: 0x03 as y is odd, then x; openssl reads it as the same key.
+check(ok(*sock, "pubkey", "rfc", "--format", "sec1-compressed") == bytes.fromhex("03" + X),
+      "sec1-compressed")
 check(ok(*sock, "pubkey", "id:" + KEY_ID, "--format", "hex").decode() == "04" + X + Y + "\n",
       "pubkey by key id")
 pj = json.loads(ok(*sock, "--json", "pubkey", "rfc"))
 check(pj["key_id"] == KEY_ID and pj["spki"] == der.hex(), "pubkey --json")
 write("pub.der", der)
 write("pub.sec1", bytes.fromhex("04" + X + Y))
+write("pub.sec1c", bytes.fromhex("03" + X))
 
 # ---- sign ---------------------------------------------------------------------------------------
 message = write("sample", b"sample")
@@ -143,7 +147,8 @@ sig = path("sample.sig")
 bad = write("bad.sig", bytes.fromhex(sig_hex[:-2] + "00"))
 for keyargs in (["rfc"], ["--pubkey", pem], ["--pubkey", path("pub.der")],
                 ["--pubkey", path("pub.sec1")], ["--pubkey-hex", "04" + X + Y],
-                ["--pubkey-hex", der.hex()]):
+                ["--pubkey-hex", der.hex()], ["--pubkey-hex", "03" + X],
+                ["--pubkey", path("pub.sec1c")]):
     check(ok(*sock, "verify", *keyargs, "--signature", sig, "--file", message) == b"valid\n",
           "verify %s" % keyargs)
     check(ok(*sock, "verify", *keyargs, "--signature-hex", sig_hex, "--format", "raw",
@@ -160,6 +165,12 @@ nosock = ["--socket", path("no-such.sock")]
 check(ok(*nosock, "verify", "--pubkey", pem, "--signature", sig, "--file", message) ==
       b"valid\n", "offline verify")
 fails(1, *nosock, "verify", "rfc", "--signature", sig, "--file", message)
+# Compressed points that are none: the other parity's point does not verify; x with no point,
+# x = p, and the 0x04 and 0x05 prefixes on 33 bytes are refused.
+invalid(*nosock, "verify", "--pubkey-hex", "02" + X, "--signature", sig, "--file", message)
+P = "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff"
+for bad_point in ("02" + "00" * 31 + "01", "03" + P, "04" + X, "05" + X):
+    fails(1, *nosock, "verify", "--pubkey-hex", bad_point, "--signature", sig, "--file", message)
 
 # ---- eip7951 -----------------------------------------------------------------------------------
 vector = RFC_DIGEST.hex() + RFC_R.hex() + RFC_S.hex() + X + Y

@@ -51,7 +51,8 @@ KEY_NAME, KEY_ID, KEY_POINT = 1, 2, 3
 E = dict(bad_frame=1, unsupported_version=2, unknown_type=3, unknown_key=4, bad_digest_length=5,
          overloaded=6, internal=7, bad_format=8, message_too_large=9, bad_key_selector=10,
          frame_too_large=11, bad_flags=12, bad_point=13, bad_signature=14, sign_failed=15,
-         shutting_down=16, timeout=17, denied=18)
+         shutting_down=16, timeout=17, denied=18, bad_tls_content=19, audit_unavailable=20,
+         too_many_connections=21)
 
 TIMEOUT = 20.0
 

@@ -84,8 +84,8 @@ def connection_limit(d):
         c.call(frame(PING, 1)).ok(PING)
     extra = d.client()
     r = extra.recv()
-    check(r is not None and r.type == ERROR and r.error == E["overloaded"] and r.id == 0,
-          "a connection beyond max_connections gets overloaded")
+    check(r is not None and r.type == ERROR and r.error == E["too_many_connections"] and r.id == 0,
+          "a connection beyond max_connections gets too-many-connections")
     check(extra.recv() is None, "and is closed")
     open_.pop().close()
     time.sleep(0.2)

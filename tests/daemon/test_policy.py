@@ -130,7 +130,8 @@ def per_uid_limit(binary):
     for _ in range(5):
         extra = d.client()
         r = extra.recv()
-        check(r is not None and r.error == E["overloaded"] and r.id == 0 and extra.recv() is None,
+        check(r is not None and r.error == E["too_many_connections"] and r.id == 0 and
+              extra.recv() is None,
               "a uid's third connection is refused and closed")
     got = as_user(USERS[0], d.socket, "list:-")
     check(got[0]["error"] is None, "another uid still gets in: %s" % got)

@@ -1,57 +1,96 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: ISC
-"""The frame examples of docs/protocol.md section 10 against the real daemon: each request frame
+"""docs/protocol.md against the real daemon. The frame examples of section 10: each request frame
 is sent as written and the daemon's answer must be the documented response frame byte for byte
-(STATUS and LIST_KEYS, whose JSON changes at run time, are checked member by member)."""
+(STATUS and LIST_KEYS, whose JSON changes at run time, are checked member by member, and the
+STATUS members of section 6's table, of the example and of the daemon are the same set); the
+SIGN_TLS examples' signatures verify over the content the document says is signed. Then the
+edges of the error model as the document states them: which fault decides a frame with several
+(section 7), name lengths, compressed points, out-of-range DER integers, the unrequested
+too-many-connections frame, max_frame_bytes in STATUS, what counts in flight, STATUS while
+stopping, and a timeout that never fires before its limit."""
+import hashlib
 import os
 import re
+import signal
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from daemonlib import *  # noqa: E402,F403
 
+SIGN_TLS = 8
+KEY_POINT_COMPRESSED = 4
 PAIRS = [("ping-request", "ping-response"),
          ("sign-request-name-der", "sign-response-der"),
          ("sign-request-keyid-raw", "sign-response-raw"),
          ("sign-message-request", "sign-message-response"),
          ("pubkey-request", "pubkey-response"),
          ("verify-request-point", "verify-response")]
+RELEASE = key_name("release")
+POINT = bytes.fromhex("0460fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6"
+                      "7903fe1008b8bc99a41ae9e95628bc64f2f1b20c2d7e9f5177a3c294d4462299")
+X = POINT[1:33]
+P = bytes.fromhex("ffffffff00000001000000000000000000000000ffffffffffffffffffffffff")
+N = bytes.fromhex("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551")
 
 
-def frames(path):
+def frames(text):
     """{name: bytes} of every <!-- frame: NAME --> hex block."""
-    with open(path) as f:
-        text = f.read()
     found = re.findall(r"<!-- frame: ([a-z0-9-]+) -->\s*```hex\n(.*?)```", text, re.S)
-    check(found, "no frame examples in " + path)
+    check(found, "no frame examples in docs/protocol.md")
     return {name: bytes.fromhex(" ".join(hexes.split())) for name, hexes in found}
 
 
-def main():
-    spec, binary = sys.argv[1], sys.argv[2]
-    f = frames(spec)
-    for name in [n for pair in PAIRS for n in pair] + ["list-keys-request", "status-request",
-                                                       "status-response", "error-unknown-key"]:
-        check(name in f, "docs/protocol.md has no frame %s" % name)
-    d = Daemon(binary, keys=[{"name": "release", "file": RFC_KEY, "nonce": "deterministic"}])
+def status_table(text):
+    """The member names of section 6's STATUS table."""
+    m = re.search(r"\*\*STATUS\*\* returns one object:\n\n(.*?)\n\n", text, re.S)
+    check(m, "no STATUS table in section 6")
+    return [row.split("|")[1].strip() for row in m.group(1).split("\n")[2:]]
+
+
+def wire(r):
+    """A decoded response back as the bytes of its frame."""
+    return struct.pack(">I", len(r.body) + 8) + struct.pack(
+        ">BBHI", r.version, r.type, r.flags, r.id) + r.body
+
+
+def compressed(prefix, x):
+    return bytes([KEY_POINT_COMPRESSED, prefix]) + x
+
+
+def der_int(v):
+    """A minimal non-negative DER INTEGER of v."""
+    b = v.to_bytes(max(1, (v.bit_length() + 8) // 8), "big")
+    while len(b) > 1 and b[0] == 0 and b[1] < 0x80:
+        b = b[1:]
+    return bytes([2, len(b)]) + b
+
+
+def der_sig(r, s, extra=b""):
+    body = der_int(r) + der_int(s) + extra
+    return bytes([0x30, len(body)]) + body
+
+
+def ping_works(c, id_):
+    check(c.call(frame(PING, id_)).ok(PING).id == id_, "the connection stays open")
+
+
+def examples(d, text, f):
     c = d.client()
     for req, resp in PAIRS:
         c.send(f[req])
-        got = c.recv()
-        raw = struct.pack(">I", len(got.body) + 8) + struct.pack(
-            ">BBHI", got.version, got.type, got.flags, got.id) + got.body
+        raw = wire(c.recv())
         check(raw == f[resp], "%s: expected %s\n%s\ngot\n%s" % (req, resp, f[resp].hex(), raw.hex()))
     # The error example: a SIGN, request id 9, naming a key the daemon does not hold.
-    r = c.call(sign_req(9, key_name("nope"), RFC_DIGEST, DER))
-    raw = struct.pack(">I", len(r.body) + 8) + struct.pack(">BBHI", 1, r.type, 0, r.id) + r.body
+    raw = wire(c.call(sign_req(9, key_name("nope"), RFC_DIGEST, DER)))
     check(raw == f["error-unknown-key"], "error-unknown-key: got %s" % raw.hex())
     # JSON bodies: the documented members.
     c.send(f["list-keys-request"])
     keys = c.recv().ok(LIST_KEYS).json()["keys"]
     check(keys == [{"name": "release",
                     "key_id": "5a7a78cca4a0f420d9bc62bb669c3c2759e39f723d3ae10dcbe0f0815a07ecd4",
-                    "public_key": "0460fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6"
-                                  "7903fe1008b8bc99a41ae9e95628bc64f2f1b20c2d7e9f5177a3c294d4462299",
+                    "public_key": POINT.hex(),
                     "nonce": "deterministic", "verify_after_sign": True, "purpose": "any",
                     "signatures": 3, "allow": None}],
           "LIST_KEYS: %s" % keys)
@@ -60,14 +99,240 @@ def main():
     r = c.recv().ok(STATUS)
     check(r.id == 8, "STATUS id")
     st = r.json()
-    # Both ways: every documented member is sent, and every member sent is documented.
-    check(set(example) == set(st), "STATUS members: documented %s, sent %s" %
+    # Both ways: every documented member is sent, and every member sent is documented, in the
+    # table of section 6 and in the example of section 10.
+    check(set(example) == set(st), "STATUS members: example %s, sent %s" %
           (sorted(example), sorted(st)))
+    table = status_table(text)
+    check(len(table) == len(set(table)) and set(table) == set(st),
+          "STATUS members: table %s, sent %s" % (sorted(table), sorted(st)))
     for member, value in example.items():
         check(type(st[member]) is type(value), "STATUS member %s as documented: %s" % (member, st))
     check(st["signatures"] == 3 and st["errors"]["unknown-key"] == 1, "STATUS counters %s" % st)
+    check(st["max_frame_bytes"] == 65536 and st["stopping"] is False, "STATUS limits %s" % st)
+    # The compressed VERIFY example is valid; the SIGN_TLS examples sign what section 4.1 says.
+    c.send(f["verify-request-compressed"])
+    r = c.recv().ok(VERIFY)
+    check(r.id == 15 and r.body == b"\x01", "verify-request-compressed: valid")
+    cv = b"\x20" * 64 + b"TLS 1.3, server CertificateVerify\x00" + RFC_DIGEST
+    ske = bytes(range(64)) + bytes([3, 0, 29, 32, 9]) + bytes(31)
+    for name, id_, fmt, content in (("sign-tls13-request", 16, DER, cv),
+                                     ("sign-tls12-request", 17, RAW, ske)):
+        c.send(f[name])
+        r = c.recv().ok(SIGN_TLS)
+        check(r.id == id_ and r.body[0] == fmt, "%s: id and format" % name)
+        sig = r.body[2:]
+        v = c.call(verify_req(id_, key_point(POINT), hashlib.sha256(content).digest(), sig, fmt))
+        check(v.ok(VERIFY).body == b"\x01", "%s: signs the documented content" % name)
+    c.close()
+
+
+def reading_order(d):
+    """Section 7: several faults in one frame; syntax first in reading order, then meaning."""
+    c = d.client()
+    bad_point = b"\x04" + X + bytes(32)         # x of the key, y = 0: not on the curve
+    not_strict = b"\x30\x06\x02\x01\x01\x02\x81\x01"   # an INTEGER length in long form
+    # A name length of 65 with 3 bytes after it: the length is judged first.
+    c.expect_error(frame(SIGN, 1, bytes([1, 65]) + b"abc"), E["bad_key_selector"])
+    c.expect_error(frame(SIGN, 2, bytes([1, 0])), E["bad_key_selector"])
+    # An invalid name before format 7.
+    c.expect_error(frame(SIGN, 3, key_name("a b") + bytes([7, 32]) + RFC_DIGEST),
+                   E["bad_key_selector"])
+    # A digest length of 33, however many bytes follow.
+    c.expect_error(frame(SIGN, 4, RELEASE + bytes([DER, 33]) + b"\0"), E["bad_digest_length"])
+    # Phase 2 after all of phase 1: a 63-byte raw signature outranks an unknown key.
+    c.expect_error(verify_req(5, key_name("nope"), RFC_DIGEST, bytes(63), RAW), E["bad_signature"])
+    # Within phase 2: the key before the DER strictness, the point before it too.
+    c.expect_error(verify_req(6, key_name("nope"), RFC_DIGEST, not_strict, DER), E["unknown_key"])
+    c.expect_error(verify_req(7, key_point(bad_point), RFC_DIGEST, not_strict, DER), E["bad_point"])
+    c.expect_error(verify_req(8, compressed(5, X), RFC_DIGEST, not_strict, DER), E["bad_point"])
+    # SIGN_TLS: a side 2 with nothing after it; a hash length 20 with no hash.
+    c.expect_error(frame(SIGN_TLS, 9, RELEASE + bytes([DER, 1, 2])), E["bad_tls_content"])
+    c.expect_error(frame(SIGN_TLS, 10, RELEASE + bytes([DER, 1, 0, 20])), E["bad_tls_content"])
+    # A message length of 20000 with all its bytes.
+    c.expect_error(frame(SIGN_MESSAGE, 11, RELEASE + bytes([DER]) + struct.pack(">H", 20000) +
+                         bytes(20000)), E["message_too_large"])
+    ping_works(c, 12)
+    c.close()
+    # Phase 1 ends with the trailing bytes: a bad point and one byte too many is bad-frame, and
+    # closes; so is an unknown key with a trailing byte, and a message cut short.
+    closing = [
+        frame(VERIFY, 20, key_point(bad_point) + bytes([DER, 32]) + RFC_DIGEST +
+              struct.pack(">H", 8) + not_strict + b"\0"),
+        frame(VERIFY, 21, compressed(5, X) + bytes([RAW, 32]) + RFC_DIGEST +
+              struct.pack(">H", 64) + RFC_R + RFC_S + b"\0"),
+        frame(SIGN, 22, key_name("nope") + bytes([DER, 32]) + RFC_DIGEST + b"\0"),
+        frame(SIGN_MESSAGE, 23, RELEASE + bytes([DER]) + struct.pack(">H", 20000) + bytes(100)),
+    ]
+    for data in closing:
+        c = d.client()
+        r = c.expect_error(data, E["bad_frame"], closes=True)
+        check(r.id == struct.unpack(">I", data[8:12])[0], "bad-frame carries the request id")
+        c.close()
+
+
+def points_and_signatures(d):
+    """Section 5.1 compressed points and section 4.2 out-of-range DER integers."""
+    c = d.client()
+    y_odd = POINT[64] & 1
+    check(y_odd == 1, "the example's y is odd")
+    # The right prefix verifies, the other parity is another point: valid 0.
+    for prefix, valid in ((3, 1), (2, 0)):
+        r = c.call(verify_req(1, compressed(prefix, X), RFC_DIGEST, RFC_R + RFC_S)).ok(VERIFY)
+        check(r.body == bytes([valid]), "compressed prefix %d: valid %d" % (prefix, valid))
+    # x = 0 is on the curve (a valid point, not this key); x = 1 and x = p - 1 have no point;
+    # x >= p; prefixes 0x04 and 0x05 on 33 bytes.
+    zero, one = bytes(32), bytes(31) + b"\1"
+    p_minus_1 = P[:31] + bytes([P[31] - 1])
+    r = c.call(verify_req(2, compressed(2, zero), RFC_DIGEST, RFC_R + RFC_S)).ok(VERIFY)
+    check(r.body == b"\0", "x = 0: a point, and the signature is not its")
+    for i, sel in enumerate([compressed(2, one), compressed(3, p_minus_1), compressed(2, P),
+                             compressed(3, b"\xff" * 32), compressed(4, X), compressed(5, X),
+                             compressed(0, X)]):
+        c.expect_error(verify_req(10 + i, sel, RFC_DIGEST, RFC_R + RFC_S), E["bad_point"])
+    # A compressed point outside VERIFY.
+    c.expect_error(frame(SIGN, 20, compressed(3, X) + bytes([DER, 32]) + RFC_DIGEST),
+                   E["bad_key_selector"])
+    # Strict DER of r = 2^256, of s = 2^256 + 1, of r = n: decoded, not valid.
+    r_int, s_int = int.from_bytes(RFC_R, "big"), int.from_bytes(RFC_S, "big")
+    for i, sig in enumerate([der_sig(1 << 256, s_int), der_sig(r_int, (1 << 256) + 1),
+                             der_sig(int.from_bytes(N, "big"), s_int),
+                             der_sig((1 << 400) - 1, 1)]):
+        check(len(sig) <= 72, "fits the signature field")
+        r = c.call(verify_req(30 + i, RELEASE, RFC_DIGEST, sig, DER)).ok(VERIFY)
+        check(r.body == b"\0", "out-of-range DER integer %d: valid 0" % i)
+    # The same large INTEGER with a byte left in the SEQUENCE: not strict DER.
+    c.expect_error(verify_req(40, RELEASE, RFC_DIGEST, der_sig(1 << 256, s_int, b"\0"), DER),
+                   E["bad_signature"])
+    check(c.call(verify_req(41, RELEASE, RFC_DIGEST, raw_to_der(RFC_R + RFC_S), DER))
+          .ok(VERIFY).body == b"\1", "and the real signature is valid")
+    c.close()
+
+
+def limits(binary):
+    """too-many-connections (section 1, 7) and a configured max_frame_bytes (section 2)."""
+    d = Daemon(binary, keys=[{"name": "release", "file": RFC_KEY, "nonce": "deterministic"}],
+               limits={"max_connections": 1, "max_frame_bytes": 1024})
+    held = d.client()
+    ping_works(held, 1)
+    extra = d.client()
+    r = extra.recv()
+    check(r is not None and r.type == ERROR and r.error == E["too_many_connections"] and
+          r.id == 0 and r.text == "too many connections",
+          "over max_connections: too-many-connections, id 0: %r" % ((r.error, r.text, r.id),))
+    check(extra.recv() is None, "and the connection is closed")
+    extra.close()
+    st = held.call(frame(STATUS, 2)).ok(STATUS).json()
+    check(st["max_frame_bytes"] == 1024, "STATUS max_frame_bytes: %s" % st)
+    check(st["errors"]["too-many-connections"] == 1 and st["errors"]["overloaded"] == 0,
+          "STATUS counts the refusal as too-many-connections: %s" % st)
+    # 11 + 9 + n = 1024 is the longest SIGN_MESSAGE this daemon takes by this name.
+    n = st["max_frame_bytes"] - 11 - len(RELEASE)
+    r = held.call(sign_message_req(3, RELEASE, bytes(n))).ok(SIGN_MESSAGE)
+    check(r.id == 3, "a SIGN_MESSAGE of max_frame_bytes is signed")
+    r = held.call(sign_message_req(4, RELEASE, bytes(n + 1)))
+    check(r.type == ERROR and r.error == E["frame_too_large"] and r.id == 0,
+          "one byte more: frame-too-large, id 0")
+    try:
+        check(held.recv() is None, "and the connection is closed")
+    except ConnectionResetError:
+        pass        # closed with the unread body still in the daemon's socket buffer
+    held.close()
+    d.stop()
+
+
+def wait_status(c, member, value):
+    end = time.monotonic() + TIMEOUT
+    while c.call(frame(STATUS, 0)).ok(STATUS).json()[member] != value:
+        check(time.monotonic() < end, "STATUS %s reaches %s" % (member, value))
+        time.sleep(0.02)
+
+
+def inflight_and_stop(binary):
+    """Section 9: only signing requests count in flight; section 1: PING and STATUS while
+    stopping, STATUS stopping true."""
+    d = Daemon(binary, workers=1, keys=[{"name": "release", "file": RFC_KEY,
+                                         "nonce": "deterministic"}],
+               limits={"max_inflight_per_connection": 1, "max_inflight": 1,
+                       "request_timeout_ms": 60000, "worker_timeout_ms": 60000})
+    (worker,) = d.workers()
+    c = d.client()
+    os.kill(worker, signal.SIGSTOP)
+    try:
+        c.send(sign_req(1, RELEASE, RFC_DIGEST))
+        wait_status(c, "inflight", 1)
+        # The one signing request fills both limits; every other request is still answered.
+        c.expect_error(sign_req(2, RELEASE, RFC_DIGEST), E["overloaded"])
+        c.expect_error(frame(SIGN_TLS, 3, RELEASE + bytes([DER, 1, 0, 32]) + RFC_DIGEST),
+                       E["overloaded"])
+        check(c.call(verify_req(4, RELEASE, RFC_DIGEST, RFC_R + RFC_S)).ok(VERIFY).body == b"\1",
+              "VERIFY is not held")
+        c.call(frame(PUBKEY, 5, RELEASE)).ok(PUBKEY)
+        c.call(frame(LIST_KEYS, 6)).ok(LIST_KEYS)
+        ping_works(c, 7)
+        st = c.call(frame(STATUS, 8)).ok(STATUS).json()
+        check(st["inflight"] == 1 and st["at_workers"] == 1 and st["stopping"] is False,
+              "STATUS inflight counts the signing request only: %s" % st)
+        d.proc.send_signal(signal.SIGTERM)
+        d.wait_for("STOPPING=1")
+        st = c.call(frame(STATUS, 9)).ok(STATUS).json()
+        check(st["stopping"] is True and st["inflight"] == 1, "STATUS while stopping: %s" % st)
+        ping_works(c, 10)
+        c.expect_error(sign_req(11, RELEASE, RFC_DIGEST), E["shutting_down"])
+        c.expect_error(verify_req(12, RELEASE, RFC_DIGEST, RFC_R + RFC_S), E["shutting_down"])
+        # Section 7, phase 2: shutting-down before the key is looked up.
+        c.expect_error(sign_req(13, key_name("nope"), RFC_DIGEST), E["shutting_down"])
+    finally:
+        os.kill(worker, signal.SIGCONT)
+    r = c.recv().ok(SIGN)
+    check(r.id == 1 and r.signature() == RFC_R + RFC_S, "the request in flight is answered")
+    check(c.recv() is None, "then the connection closes")
     c.close()
     d.stop()
+
+
+def timeout_never_early(binary):
+    """Section 9: with request_timeout_ms 3, every timeout is logged 3000 us or more after its
+    frame was taken (whole milliseconds would let one fire up to 1 ms early)."""
+    limit_ms = 3
+    d = Daemon(binary, workers=1, keys=[{"name": "release", "file": RFC_KEY}],
+               limits={"request_timeout_ms": limit_ms, "worker_timeout_ms": 60000})
+    (worker,) = d.workers()
+    c = d.client()
+    os.kill(worker, signal.SIGSTOP)
+    try:
+        for i in range(1, 41):
+            start = time.monotonic()
+            c.expect_error(sign_req(i, RELEASE, RFC_DIGEST), E["timeout"])
+            check(time.monotonic() - start >= limit_ms / 1000, "timeout %d after its limit" % i)
+            time.sleep((i % 7) / 3000)     # spread the requests over the checking period
+    finally:
+        os.kill(worker, signal.SIGCONT)
+    c.close()
+    log = d.stop()
+    ages = [int(m) for m in re.findall(r"type=sign key=release result=timeout us=(\d+)", log)]
+    check(len(ages) == 40, "every timeout is logged: %d" % len(ages))
+    check(min(ages) >= limit_ms * 1000, "no timeout before %d ms: the shortest %d us" %
+          (limit_ms, min(ages)))
+
+
+def main():
+    spec, binary = sys.argv[1], sys.argv[2]
+    with open(spec) as fh:
+        text = fh.read()
+    f = frames(text)
+    for name in [n for pair in PAIRS for n in pair] + [
+            "list-keys-request", "status-request", "status-response", "error-unknown-key",
+            "verify-request-compressed", "sign-tls13-request", "sign-tls12-request"]:
+        check(name in f, "docs/protocol.md has no frame %s" % name)
+    d = Daemon(binary, keys=[{"name": "release", "file": RFC_KEY, "nonce": "deterministic"}])
+    examples(d, text, f)
+    reading_order(d)
+    points_and_signatures(d)
+    d.stop()
+    limits(binary)
+    inflight_and_stop(binary)
+    timeout_never_early(binary)
     print("ok")
 
 

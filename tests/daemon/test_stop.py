@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: ISC
-"""SIGTERM: the daemon stops accepting, answers new requests with shutting-down, answers every
-request in flight, says STOPPING=1, removes its socket and exits 0; a stop that cannot finish is
-bounded by shutdown_timeout_ms. Workers are paused with SIGSTOP to hold requests in flight."""
+"""SIGTERM: the daemon stops accepting, answers new requests (PING and STATUS aside) with
+shutting-down, answers every request in flight, says STOPPING=1, removes its socket and exits 0;
+a stop that cannot finish is bounded by shutdown_timeout_ms. Workers are paused with SIGSTOP to hold requests in flight."""
 import os
 import signal
 import socket
@@ -46,7 +46,8 @@ def drain(d):
     d.proc.send_signal(signal.SIGTERM)
     wait_refused(d.socket)
     check(b.recv() is None, "an idle connection is closed during the stop")
-    a.expect_error(frame(PING, 99), E["shutting_down"])
+    a.expect_error(sign_req(99, RFC, RFC_DIGEST), E["shutting_down"])
+    check(a.call(frame(PING, 98)).ok(PING).id == 98, "PING is still answered while stopping")
     d.wait_for("STOPPING=1")
     check(d.proc.poll() is None, "the daemon waits for requests in flight")
     os.kill(worker, signal.SIGCONT)

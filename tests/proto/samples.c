@@ -24,7 +24,7 @@ static const char status_json[] = "{\"version\":\"0.1.0\",\"uptime_s\":42,\"work
 	"\"workers_alive\":2,\"workers_replaced\":0,\"workers_hung\":0,\"requests_resent\":0,"
 	"\"key_set\":1,"
 	"\"connections\":1,\"connections_total\":1,\"requests\":9,\"signatures\":3,"
-	"\"inflight\":0,\"at_workers\":0,\"stopping\":false,"
+	"\"inflight\":0,\"at_workers\":0,\"stopping\":false,\"max_frame_bytes\":65536,"
 	"\"errors\":{\"unknown-key\":1},\"log_lines_dropped\":0}";
 static const char list_json[] = "{\"keys\":[{\"name\":\"release\",\"key_id\":\"5a7a\","
 	"\"public_key\":\"04\",\"nonce\":\"deterministic\",\"verify_after_sign\":true,"
@@ -211,26 +211,39 @@ int samples_init(const struct sample_values *v, struct sample *out, size_t cap, 
 	if (!(s = add(out, cap, n, "error-unknown-code-empty-text", 0, 0, PROTO_ERROR, 0)))
 		return -1;
 	s->resp.error = 0xfffe;
-	if (!(s = add(out, cap, n, "sign-tls13-request", 0, 1, PROTO_SIGN_TLS, 13)) ||
-	    proto_key_name(&s->req.key, "web") != 0)
+	if (!(s = add(out, cap, n, "sign-tls-response", 0, 0, PROTO_SIGN_TLS | PROTO_RESPONSE, 14)))
+		return -1;
+	set_sig(&s->resp, v, PROTO_FORMAT_RAW);
+
+	/* Documented after the others (section 10 of docs/protocol.md, from VERIFY on). */
+	if (!(s = add(out, cap, n, "verify-request-compressed", 1, 1, PROTO_VERIFY, 15)))
+		return -1;
+	s->req.key.kind = PROTO_KEY_POINT_COMPRESSED;
+	if (p256_point_compress(v->point, s->req.key.point) != 0)
+		return -1;
+	s->req.format = PROTO_FORMAT_RAW;
+	memcpy(s->req.digest, v->digest, sizeof(v->digest));
+	memcpy(s->req.sig, v->raw, sizeof(v->raw));
+	s->req.sig_len = sizeof(v->raw);
+	if (!(s = add(out, cap, n, "sign-tls13-request", 1, 1, PROTO_SIGN_TLS, 16)) ||
+	    proto_key_name(&s->req.key, "release") != 0)
 		return -1;
 	s->req.format = PROTO_FORMAT_DER;
 	s->req.tls = (struct proto_tls){ .kind = PROTO_TLS13_CERTIFICATE_VERIFY,
-		.side = PROTO_TLS_CLIENT, .hash_len = 48 };
-	memset(s->req.tls.hash, 0xa5, s->req.tls.hash_len);
-	if (!(s = add(out, cap, n, "sign-tls12-request", 0, 1, PROTO_SIGN_TLS, 14)))
+		.side = PROTO_TLS_SERVER, .hash_len = 32 };
+	memcpy(s->req.tls.hash, v->digest, s->req.tls.hash_len);	/* any 32 bytes */
+	if (!(s = add(out, cap, n, "sign-tls12-request", 1, 1, PROTO_SIGN_TLS, 17)))
 		return -1;
 	s->req.key.kind = PROTO_KEY_ID;
 	memcpy(s->req.key.id, v->key_id, sizeof(v->key_id));
 	s->req.format = PROTO_FORMAT_RAW;
 	s->req.tls = (struct proto_tls){ .kind = PROTO_TLS12_SERVER_KEY_EXCHANGE,
 		.side = PROTO_TLS_SERVER, .params_len = 36,
-		.params = { 3, 0, 29, 32, 0x09 } };	/* x25519 */
-	memset(s->req.tls.client_random, 1, sizeof(s->req.tls.client_random));
-	memset(s->req.tls.server_random, 2, sizeof(s->req.tls.server_random));
-	if (!(s = add(out, cap, n, "sign-tls-response", 0, 0, PROTO_SIGN_TLS | PROTO_RESPONSE, 14)))
-		return -1;
-	set_sig(&s->resp, v, PROTO_FORMAT_RAW);
+		.params = { 3, 0, 29, 32, 0x09 } };	/* x25519, its base point u = 9 */
+	for (size_t i = 0; i < sizeof(s->req.tls.client_random); i++) {
+		s->req.tls.client_random[i] = (uint8_t)i;
+		s->req.tls.server_random[i] = (uint8_t)(0x20 + i);
+	}
 	return 0;
 }
 
@@ -250,6 +263,7 @@ static int key_equal(const struct proto_key *a, const struct proto_key *b)
 	case PROTO_KEY_ID:
 		return memcmp(a->id, b->id, sizeof(a->id)) == 0;
 	case PROTO_KEY_POINT:
+	case PROTO_KEY_POINT_COMPRESSED:
 		return memcmp(a->point, b->point, sizeof(a->point)) == 0;
 	default:
 		return 0;

@@ -180,6 +180,14 @@ static void raw_point(void)
 	builder_put_bytes(&raw, values.point, sizeof(values.point));
 }
 
+/* A compressed point selector: `prefix`, then x of the example point. */
+static void raw_compressed(uint8_t prefix)
+{
+	builder_put_u8(&raw, PROTO_KEY_POINT_COMPRESSED);
+	builder_put_u8(&raw, prefix);
+	builder_put_bytes(&raw, values.point + 1, 32);
+}
+
 /* The rest of a SIGN body after the selector: format, digest length n, n digest bytes. */
 static void raw_format_digest(uint8_t format, uint8_t n)
 {
@@ -272,7 +280,8 @@ static void check_sign_name(const char *name, size_t len, int want)
 
 static void test_selectors(void)
 {
-	static const uint8_t kinds[] = { 0, 4, 0x80, 0xff };
+	static const uint8_t kinds[] = { 0, 5, 0x80, 0xff };
+	static const uint8_t name_lens[] = { 0, PROTO_NAME_MAX + 1, 0x80, 0xff };
 	static const char *const bad_names[] = { "a b", "a/b", "a@b", "a:b", "\x80", "caf\xc3\xa9",
 		"a\tb", "a+b", "*" };
 	static const uint8_t typed[] = { PROTO_SIGN, PROTO_SIGN_MESSAGE, PROTO_PUBKEY };
@@ -299,14 +308,33 @@ static void test_selectors(void)
 	raw_name("a b", 3);
 	raw_format_digest(7, 33);
 	CHECK(raw_req() == -PROTO_E_BAD_KEY_SELECTOR);
+	/* its length before its contents: a length no name has, whatever follows (or not) */
+	for (size_t i = 0; i < sizeof(name_lens); i++) {
+		for (size_t follow = 0; follow <= 3; follow++) {
+			raw_start(PROTO_VERSION, PROTO_SIGN, 0);
+			builder_put_u8(&raw, PROTO_KEY_NAME);
+			builder_put_u8(&raw, name_lens[i]);
+			builder_put_bytes(&raw, "abc", follow);
+			CHECK(raw_req() == -PROTO_E_BAD_KEY_SELECTOR);
+		}
+	}
+	/* a length a name may have, with fewer bytes after it than it says: truncated */
+	raw_start(PROTO_VERSION, PROTO_SIGN, 0);
+	builder_put_u8(&raw, PROTO_KEY_NAME);
+	builder_put_u8(&raw, PROTO_NAME_MAX);
+	builder_put_bytes(&raw, "abc", 3);
+	CHECK(raw_req() == BAD);
 
-	/* an explicit point is for VERIFY only */
-	for (size_t i = 0; i < sizeof(typed); i++) {
-		raw_start(PROTO_VERSION, typed[i], 0);
-		raw_point();
-		if (typed[i] == PROTO_SIGN)
+	/* an explicit point, uncompressed or compressed, is for VERIFY only */
+	for (size_t i = 0; i < 2 * sizeof(typed); i++) {
+		raw_start(PROTO_VERSION, typed[i / 2], 0);
+		if (i % 2)
+			raw_compressed(0x02);
+		else
+			raw_point();
+		if (typed[i / 2] == PROTO_SIGN)
 			raw_format_digest(PROTO_FORMAT_DER, PROTO_DIGEST_LEN);
-		if (typed[i] == PROTO_SIGN_MESSAGE) {
+		if (typed[i / 2] == PROTO_SIGN_MESSAGE) {
 			builder_put_u8(&raw, PROTO_FORMAT_DER);
 			raw_field16(1);
 		}
@@ -317,6 +345,21 @@ static void test_selectors(void)
 	raw_format_digest(PROTO_FORMAT_DER, PROTO_DIGEST_LEN);
 	raw_field16(8);
 	CHECK(raw_req() == 0);
+	/*
+	 * A compressed point is 33 bytes whatever its prefix: whether those are a point is the
+	 * daemon's bad-point, so the codec takes 0x04 and 0x05 too and reads on in step.
+	 */
+	for (unsigned prefix = 0x02; prefix <= 0x05; prefix++) {
+		raw_start(PROTO_VERSION, PROTO_VERIFY, 0);
+		raw_compressed((uint8_t)prefix);
+		raw_format_digest(PROTO_FORMAT_DER, PROTO_DIGEST_LEN);
+		raw_field16(8);
+		CHECK(raw_req() == 0);
+	}
+	raw_start(PROTO_VERSION, PROTO_VERIFY, 0);
+	builder_put_u8(&raw, PROTO_KEY_POINT_COMPRESSED);
+	raw_zeros(PROTO_POINT_COMPRESSED_LEN - 1);
+	CHECK(raw_req() == BAD);
 }
 
 static void test_formats_and_digests(void)
@@ -408,6 +451,70 @@ static void raw_status(size_t len)
 {
 	raw_start(PROTO_VERSION, PROTO_STATUS | PROTO_RESPONSE, 0);
 	raw_zeros(len - PROTO_HEADER_LEN);
+}
+
+/* A SIGN_TLS of kind 1 up to its hash length: side, hash length, then `hash` of its bytes. */
+static void raw_tls13(uint8_t side, uint8_t hash_len, size_t hash)
+{
+	raw_start(PROTO_VERSION, PROTO_SIGN_TLS, 0);
+	raw_name("k", 1);
+	builder_put_u8(&raw, PROTO_FORMAT_DER);
+	builder_put_u8(&raw, PROTO_TLS13_CERTIFICATE_VERIFY);
+	builder_put_u8(&raw, side);
+	builder_put_u8(&raw, hash_len);
+	raw_zeros(hash);
+}
+
+/*
+ * Several faults in one frame: the codec's first in reading order decides, each field's kind or
+ * length before its contents, trailing bytes last (docs/protocol.md section 7, phase 1).
+ */
+static void test_reading_order(void)
+{
+	test_case = "reading order";
+	raw_tls13(2, 32, 0);			/* side 2: nothing after it matters */
+	CHECK(raw_req() == -PROTO_E_BAD_TLS_CONTENT);
+	raw_tls13(0, 20, 0);			/* a hash length no hash has, no hash */
+	CHECK(raw_req() == -PROTO_E_BAD_TLS_CONTENT);
+	raw_tls13(1, 48, 10);			/* a good length, its hash cut short */
+	CHECK(raw_req() == BAD);
+	raw_tls13(1, 48, 49);			/* one byte more: trailing */
+	CHECK(raw_req() == BAD);
+	raw_tls13(1, 64, 64);
+	CHECK(raw_req() == 0);
+
+	/* VERIFY: format before digest length before signature length before trailing bytes */
+	raw_start(PROTO_VERSION, PROTO_VERIFY, 0);
+	raw_compressed(0x05);
+	raw_format_digest(7, 33);
+	CHECK(raw_req() == -PROTO_E_BAD_FORMAT);
+	raw_start(PROTO_VERSION, PROTO_VERIFY, 0);
+	raw_point();
+	raw_format_digest(PROTO_FORMAT_RAW, 31);
+	CHECK(raw_req() == -PROTO_E_BAD_DIGEST_LENGTH);
+	raw_start(PROTO_VERSION, PROTO_VERIFY, 0);
+	raw_point();
+	raw_format_digest(PROTO_FORMAT_RAW, PROTO_DIGEST_LEN);
+	raw_field16(63);
+	builder_put_u8(&raw, 0);
+	CHECK(raw_req() == -PROTO_E_BAD_SIGNATURE);
+	/* a point that is no point and one trailing byte: the codec sees only the byte */
+	raw_start(PROTO_VERSION, PROTO_VERIFY, 0);
+	raw_compressed(0x05);
+	raw_format_digest(PROTO_FORMAT_DER, PROTO_DIGEST_LEN);
+	raw_field16(8);
+	builder_put_u8(&raw, 0);
+	CHECK(raw_req() == BAD);
+	/* a name length of 65 with a frame too short for it, and a trailing byte after a name */
+	raw_start(PROTO_VERSION, PROTO_VERIFY, 0);
+	builder_put_u8(&raw, PROTO_KEY_NAME);
+	builder_put_u8(&raw, PROTO_NAME_MAX + 1);
+	raw_zeros(3);
+	CHECK(raw_req() == -PROTO_E_BAD_KEY_SELECTOR);
+	raw_start(PROTO_VERSION, PROTO_PUBKEY, 0);
+	raw_name("nope", 4);
+	builder_put_u8(&raw, 0);
+	CHECK(raw_req() == BAD);
 }
 
 static void test_frame_lengths(void)
@@ -675,7 +782,8 @@ static void test_error_table(void)
 		for (uint16_t other = 1; other < code; other++)
 			CHECK(strcmp(proto_error_tag(code), proto_error_tag(other)) != 0);
 		CHECK(proto_error_closes(code) == (code == PROTO_E_BAD_FRAME ||
-		    code == PROTO_E_UNSUPPORTED_VERSION || code == PROTO_E_FRAME_TOO_LARGE));
+		    code == PROTO_E_UNSUPPORTED_VERSION || code == PROTO_E_FRAME_TOO_LARGE ||
+		    code == PROTO_E_TOO_MANY_CONNECTIONS));
 		proto_error_response(&resp, 77, code);
 		CHECK(resp.h.version == PROTO_VERSION && resp.h.type == PROTO_ERROR &&
 		    resp.h.flags == 0 && resp.h.id == 77 && resp.error == code);
@@ -704,6 +812,7 @@ int main(void)
 	test_selectors();
 	test_formats_and_digests();
 	test_lengths();
+	test_reading_order();
 	test_frame_lengths();
 	test_response_refusals();
 	test_request_encoder_refusals();

@@ -135,6 +135,12 @@ static void check_strictness(void)
 	refuse("3026" "022101" X32 S1, P256_ERR_SIG_RANGE);		/* 2^256 <= r */
 	refuse("3027" "02220081" X32 S1, P256_ERR_SIG_RANGE);	/* 33 bytes after a sign byte */
 	refuse("3027" "02220000" X32 S1, P256_ERR_DER_INTEGER);	/* two leading zero bytes */
+	refuse("3046" R33 "022101" X32, P256_ERR_SIG_RANGE);		/* 2^256 <= s */
+	/* a DER fault after a large INTEGER is that fault: the range is judged on strict DER only */
+	refuse("3026" "022101" X32 "020181", P256_ERR_DER_INTEGER);	/* then a negative s */
+	refuse("3027" "022101" X32 S1 "00", P256_ERR_TRAILING);	/* then a trailing byte */
+	refuse("3025" "022101" X32 "0201", P256_ERR_TRUNCATED);	/* then a truncated s */
+	refuse("3028" "022101" X32 S1 "0000", P256_ERR_TRAILING);	/* trailing inside the SEQUENCE */
 
 	/* r = s = 0 and r = 2^256 - 1 decode (their range is p256_verify's business) */
 	memset(want, 0, 64);
