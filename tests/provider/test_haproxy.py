@@ -5,62 +5,39 @@ worker thread, the provider loaded by an openssl.cnf of the test's own, the cert
 key-reference file in one crt file. Four handshakes at once while the daemon is stopped: all four
 signatures are in flight together in the one thread, each in a paused ASYNC job on a connection
 of its own (four new daemon connections; a blocking signature would hold the thread and open
-one), and all four complete once the daemon runs again. Then 200 curl handshakes over TLS 1.3
-and TLS 1.2 (ECDHE-ECDSA), all verified.
-Usage: test_haproxy.py P256SIGND P256SIGNCTL MODULE_DIR HAPROXY [SANITIZER_PRELOAD]"""
+one), and all four complete once the daemon runs again. Then 40 curl handshakes and 1,000 of
+bench-handshake, four at once, over TLS 1.3 and TLS 1.2 (ECDHE-ECDSA), each one verified and
+signed once by the daemon.
+Usage: test_haproxy.py P256SIGND P256SIGNCTL MODULE_DIR BENCH_HANDSHAKE HAPROXY
+[SANITIZER_PRELOAD]"""
 import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from providerlib import (children, connections_total, curls_ok,  # noqa: E402
-                         daemon_with_key, free_port, path, stop_process, wait_listening,
-                         write_openssl_cnf)
+                         daemon_with_key, free_port, handshakes_ok, path, signatures,
+                         start_haproxy, stop_process, write_openssl_cnf)
 import providerlib  # noqa: E402
 from daemonlib import check  # noqa: E402
 
 daemon_bin, haproxy = providerlib.init_server_test(sys.argv)
-HANDSHAKES = 100    # per TLS version
+CURLS = 20          # per TLS version, with curl
+HANDSHAKES = 500    # per TLS version, with bench-handshake
 AT_ONCE = 4
 
-HAPROXY_CFG = """global
-    nbthread 1
-    ssl-mode-async
-    log stderr format raw local0 info
-
-defaults
-    mode http
-    log global
-    timeout connect 5s
-    timeout client 10s
-    timeout server 10s
-
-frontend web
-    bind 127.0.0.1:%(port)d ssl crt %(dir)s/web.crt
-    http-request return status 200 content-type text/plain string "ok\\n"
-"""
 
 
 def main():
     d, ref = daemon_with_key(daemon_bin)
-    with open(path("web.crt"), "wb") as out:
-        for part in (path("web.pem"), ref):
-            with open(part, "rb") as f:
-                out.write(f.read())
     port = free_port()
-    with open(path("haproxy.cfg"), "w") as f:
-        f.write(HAPROXY_CFG % {"dir": providerlib.tmp, "port": port})
     env = write_openssl_cnf()
-    log = open(path("haproxy.out"), "wb")
-    proc = subprocess.Popen([haproxy, "-W", "-db", "-f", path("haproxy.cfg")], env=env,
-                            stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+    proc = start_haproxy(haproxy, providerlib.tmp, port, [path("web.pem"), ref], env)
     try:
-        wait_listening(proc, port, path("haproxy.out"))
         check(len(children(proc.pid)) == 1, "haproxy has no single worker")
         # Four handshakes while the daemon cannot answer: all four must get as far as the
         # signature at the same time, which only paused jobs allow in one thread.
@@ -76,21 +53,26 @@ def main():
         opened = connections_total(d) - before - 1
         check(opened >= AT_ONCE, "%d daemon connections for %d handshakes at once: no paused "
               "jobs" % (opened, AT_ONCE))
-        curls_ok(port, ["1.3", "1.2"] * HANDSHAKES)
+        signed = signatures(d)
+        curls_ok(port, ["1.3", "1.2"] * CURLS)
+        for version in ("1.3", "1.2"):
+            handshakes_ok(port, HANDSHAKES, version)
+        total = 2 * (CURLS + HANDSHAKES)
+        check(signatures(d) - signed == total, "%d signatures for %d handshakes" %
+              (signatures(d) - signed, total))
     except SystemExit:
         with open(path("haproxy.out"), errors="replace") as f:
             print("haproxy's output:\n" + f.read()[-4000:], file=sys.stderr)
         raise
     finally:
         stop_process(proc, signal.SIGUSR1)    # soft stop of master and worker
-        log.close()
     with open(path("haproxy.out"), errors="replace") as f:
         text = f.read()
     check(not re.search(r"\[(ALERT|EMERG)\]|Sanitizer|runtime error", text),
           "haproxy reported:\n" + text)
     d.stop()
     print("haproxy: %d handshakes at once in one thread opened %d job connections; %d more "
-          "handshakes" % (AT_ONCE, opened, 2 * HANDSHAKES))
+          "handshakes" % (AT_ONCE, opened, total))
 
 
 try:
