@@ -153,12 +153,16 @@ void conn_release_thread(void);
 
 /*
  * async.c: signs `in` from inside an OpenSSL ASYNC job, pausing the job while the daemon
- * works; DER signature into sig. 0, a P256SIGN_E_* code, or ASYNC_NOT_HERE when the caller must
- * sign the blocking way (no job or wait context, or a second socket for one TLS connection).
+ * works, its request on the connection the thread's jobs share; DER signature into sig. 0, a
+ * P256SIGN_E_* code, or ASYNC_NOT_HERE when the caller must sign the blocking way (no job or
+ * wait context, or no reader thread could be started).
  */
 #define ASYNC_NOT_HERE 1
 int async_sign(const char *path, int timeout_ms, const struct p256sign_key *sel,
 	const struct sign_input *in, uint8_t *sig, size_t cap, size_t *len);
+
+/* Stops the calling thread's reader threads and closes their connections (teardown). */
+void async_release_thread(void);
 
 
 #endif

@@ -239,10 +239,16 @@ def stop_process(proc, sig):
         proc.wait()
 
 
-def children(pid):
-    """The child processes of pid."""
-    with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-        return {int(p) for p in f.read().split()}
+def children(pid, want=None):
+    """The child processes of pid; with want, once there are that many (within 20 s: a server
+    may listen before it has forked all its workers)."""
+    end = time.monotonic() + 20
+    while True:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            kids = {int(p) for p in f.read().split()}
+        if want is None or len(kids) == want or time.monotonic() > end:
+            return kids
+        time.sleep(0.05)
 
 
 def connections_total(d):

@@ -3,9 +3,10 @@
 """Debian 12's haproxy with its key in p256signd and ssl-mode-async: master-worker (-W), one
 worker thread, the provider loaded by an openssl.cnf of the test's own, the certificate and a
 key-reference file in one crt file. Four handshakes at once while the daemon is stopped: all four
-signatures are in flight together in the one thread, each in a paused ASYNC job on a connection
-of its own (four new daemon connections; a blocking signature would hold the thread and open
-one), and all four complete once the daemon runs again. Then 40 curl handshakes and 1,000 of
+signatures are in flight together in the one thread, each in a paused ASYNC job, their four
+requests on the one daemon connection the thread's jobs share (four times the bytes of one
+request wait there; a blocking signature would hold the thread with one request sent), and
+all four complete once the daemon runs again. Then 40 curl handshakes and 1,000 of
 bench-handshake, four at once, over TLS 1.3 and TLS 1.2 (ECDHE-ECDSA), each one verified and
 signed once by the daemon.
 Usage: test_haproxy.py P256SIGND P256SIGNCTL MODULE_DIR BENCH_HANDSHAKE HAPROXY
@@ -14,6 +15,7 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -32,27 +34,53 @@ AT_ONCE = 4
 
 
 
+def queued(sock):
+    """Recv-Q of each connection whose local end is the daemon's socket, the non-empty ones."""
+    out = subprocess.run(["ss", "-xn"], stdout=subprocess.PIPE, check=True).stdout.decode()
+    return [int(f[2]) for f in (line.split() for line in out.split("\n")[1:])
+            if len(f) > 4 and f[4] == sock and int(f[2]) > 0]
+
+
+def stopped_daemon_queue(d, port, n):
+    """n TLS 1.3 handshakes at once while the daemon is stopped: the bytes of their requests
+    waiting at the daemon, which must all be on one connection, once they stop growing; the
+    handshakes complete when it runs again."""
+    os.kill(d.proc.pid, signal.SIGSTOP)
+    clients = threading.Thread(target=curls_ok, args=(port, ["1.3"] * n, n))
+    clients.start()
+    seen, end = [], time.monotonic() + 10
+    while time.monotonic() < end and (len(seen) < 5 or len(set(seen[-5:])) > 1 or
+                                      seen[-1] == ()):
+        time.sleep(0.05)
+        seen.append(tuple(queued(d.socket)))
+    os.kill(d.proc.pid, signal.SIGCONT)
+    clients.join(60)
+    check(not clients.is_alive(), "the handshakes did not finish")
+    check(len(seen[-1]) == 1, "requests queued on %d daemon connections: %s" %
+          (len(seen[-1]), seen[-1]))
+    return seen[-1][0]
+
+
 def main():
     d, ref = daemon_with_key(daemon_bin)
     port = free_port()
     env = write_openssl_cnf()
     proc = start_haproxy(haproxy, providerlib.tmp, port, [path("web.pem"), ref], env)
     try:
-        check(len(children(proc.pid)) == 1, "haproxy has no single worker")
-        # Four handshakes while the daemon cannot answer: all four must get as far as the
-        # signature at the same time, which only paused jobs allow in one thread.
+        check(len(children(proc.pid, 1)) == 1, "haproxy has no single worker")
+        # The worker thread's jobs share one daemon connection: a first handshake opens it.
+        curls_ok(port, ["1.3"])
         before = connections_total(d)
-        os.kill(d.proc.pid, signal.SIGSTOP)
-        clients = threading.Thread(target=curls_ok, args=(port, ["1.3", "1.2"] * (AT_ONCE // 2),
-                                                           AT_ONCE))
-        clients.start()
-        time.sleep(0.5)
-        os.kill(d.proc.pid, signal.SIGCONT)
-        clients.join(60)
-        check(not clients.is_alive(), "the handshakes did not finish")
+        # Handshakes while the daemon cannot answer: one, then four at once. Each must get as
+        # far as the signature, which only a paused job allows in one thread, and the four
+        # requests wait together on that one connection (the bytes queued at the daemon's end,
+        # `ss -x`, four times one request's).
+        one = stopped_daemon_queue(d, port, 1)
+        four = stopped_daemon_queue(d, port, AT_ONCE)
+        check(four == AT_ONCE * one, "%d bytes queued for %d requests, %d for one" %
+              (four, AT_ONCE, one))
         opened = connections_total(d) - before - 1
-        check(opened >= AT_ONCE, "%d daemon connections for %d handshakes at once: no paused "
-              "jobs" % (opened, AT_ONCE))
+        check(opened == 0, "%d more daemon connections for handshakes at once" % opened)
         signed = signatures(d)
         curls_ok(port, ["1.3", "1.2"] * CURLS)
         for version in ("1.3", "1.2"):
@@ -71,8 +99,8 @@ def main():
     check(not re.search(r"\[(ALERT|EMERG)\]|Sanitizer|runtime error", text),
           "haproxy reported:\n" + text)
     d.stop()
-    print("haproxy: %d handshakes at once in one thread opened %d job connections; %d more "
-          "handshakes" % (AT_ONCE, opened, total))
+    print("haproxy: %d handshakes at once in one thread, %d bytes queued on one daemon "
+          "connection (%d for one); %d more handshakes" % (AT_ONCE, four, one, total))
 
 
 try:

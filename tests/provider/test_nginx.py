@@ -37,7 +37,7 @@ def main():
     proc = start_nginx(nginx, providerlib.tmp, port, path("web.pem"), path("web.key-ref.pem"),
                        env)
     try:
-        workers = children(proc.pid)
+        workers = children(proc.pid, 2)
         check(len(workers) == 2, "nginx has %d workers" % len(workers))
         signed = signatures(d)
         jobs = ["1.3", "1.2"] * CURLS
