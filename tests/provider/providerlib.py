@@ -289,7 +289,7 @@ HAPROXY_CFG = """global
     nbthread 1
     ssl-mode-async
     log stderr format raw local0 info
-
+%(global)s
 defaults
     mode http
     log global
@@ -321,9 +321,10 @@ def start_nginx(nginx, directory, port, cert, key, env, workers=2, access_log=Tr
     return proc
 
 
-def start_haproxy(haproxy, directory, port, parts, env):
-    """haproxy -W -db with HAPROXY_CFG in directory, its crt file the concatenation of parts,
-    listening once this returns; the process (its output in directory/haproxy.out)."""
+def start_haproxy(haproxy, directory, port, parts, env, global_lines="", wrap=()):
+    """haproxy -W -db with HAPROXY_CFG in directory (global_lines added to its global section),
+    its crt file the concatenation of parts, listening once this returns; the process (its
+    output in directory/haproxy.out). wrap: a command line that runs haproxy's."""
     crt = os.path.join(directory, "web.crt")
     with open(crt, "wb") as out:
         for part in parts:
@@ -331,10 +332,10 @@ def start_haproxy(haproxy, directory, port, parts, env):
                 out.write(f.read())
     cfg = os.path.join(directory, "haproxy.cfg")
     with open(cfg, "w") as f:
-        f.write(HAPROXY_CFG % {"port": port, "crt": crt})
+        f.write(HAPROXY_CFG % {"port": port, "crt": crt, "global": global_lines})
     out = os.path.join(directory, "haproxy.out")
     with open(out, "wb") as log:
-        proc = subprocess.Popen([haproxy, "-W", "-db", "-f", cfg], env=env,
+        proc = subprocess.Popen([*wrap, haproxy, "-W", "-db", "-f", cfg], env=env,
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=log)
     wait_listening(proc, port, out)
     return proc

@@ -8,7 +8,8 @@ requests on the one daemon connection the thread's jobs share (four times the by
 request wait there; a blocking signature would hold the thread with one request sent), and
 all four complete once the daemon runs again. Then 40 curl handshakes and 1,000 of
 bench-handshake, four at once, over TLS 1.3 and TLS 1.2 (ECDHE-ECDSA), each one verified and
-signed once by the daemon.
+signed once by the daemon. Last, haproxy with chroot and user nobody: its worker reaches the
+daemon only with the daemon's directory bind-mounted at the same path inside the jail.
 Usage: test_haproxy.py P256SIGND P256SIGNCTL MODULE_DIR BENCH_HANDSHAKE HAPROXY
 [SANITIZER_PRELOAD]"""
 import os
@@ -22,8 +23,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from providerlib import (children, connections_total, curls_ok,  # noqa: E402
-                         daemon_with_key, free_port, handshakes_ok, path, signatures,
-                         start_haproxy, stop_process, write_openssl_cnf)
+                         daemon_with_key, free_port, handshakes_ok, path, run_handshakes,
+                         signatures, start_haproxy, stop_process, write_openssl_cnf)
 import providerlib  # noqa: E402
 from daemonlib import check  # noqa: E402
 
@@ -61,8 +62,34 @@ def stopped_daemon_queue(d, port, n):
     return seen[-1][0]
 
 
+# haproxy's default chroot (Debian's haproxy.cfg: chroot /var/lib/haproxy, user haproxy): the
+# key is loaded before the chroot, the signatures are made after it with the same socket path,
+# which the daemon's directory bind-mounted at that path inside the jail makes reach the daemon.
+# The mount is made in a mount namespace of haproxy's own (unshare), so it goes with haproxy.
+BIND = ["unshare", "--mount", "--propagation", "private", "sh", "-ec",
+        'src=$1 dst=$2; shift 2; mount --bind "$src" "$dst"; exec "$@"', "sh"]
+
+
+def chrooted(d, ref, env, bind):
+    """haproxy with chroot and user nobody, the daemon's directory bind-mounted in the jail if
+    bind; the number of handshakes out of 20 that succeeded."""
+    jail, run = path("jail"), path("chroot-run")
+    os.makedirs(jail + d.dir, exist_ok=True)
+    os.makedirs(run, exist_ok=True)
+    port = free_port()
+    proc = start_haproxy(haproxy, run, port, [path("web.pem"), ref], env,
+                         "    chroot %s\n    user nobody\n    group nogroup\n" % jail,
+                         BIND + [d.dir, jail + d.dir] if bind else ())
+    try:
+        rc, report, err = run_handshakes(providerlib.bench_handshake, [("chroot", port)],
+                                         "--cafile", path("web.pem"), "--count", "20")
+    finally:
+        stop_process(proc, signal.SIGUSR1)
+    return report["targets"][0]["handshakes"]
+
+
 def main():
-    d, ref = daemon_with_key(daemon_bin)
+    d, ref = daemon_with_key(daemon_bin, allow={"users": ["nobody"]}, socket_mode="0666")
     port = free_port()
     env = write_openssl_cnf()
     proc = start_haproxy(haproxy, providerlib.tmp, port, [path("web.pem"), ref], env)
@@ -98,6 +125,9 @@ def main():
         text = f.read()
     check(not re.search(r"\[(ALERT|EMERG)\]|Sanitizer|runtime error", text),
           "haproxy reported:\n" + text)
+    # Chrooted: no handshake without the daemon's socket in the jail, all with it.
+    check(chrooted(d, ref, env, bind=False) == 0, "a chrooted worker reached the daemon")
+    check(chrooted(d, ref, env, bind=True) == 20, "the bind-mounted socket did not serve")
     d.stop()
     print("haproxy: %d handshakes at once in one thread, %d bytes queued on one daemon "
           "connection (%d for one); %d more handshakes" % (AT_ONCE, four, one, total))
