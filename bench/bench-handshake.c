@@ -9,7 +9,8 @@
  *
  * With several targets the run alternates between them: each round measures every target in
  * turn, so a machine shared with other work disturbs them alike. Per target it reports, as one
- * JSON object on stdout: handshakes/s (the median of the rounds), p50 and p99 handshake latency
+ * JSON object on stdout: handshakes/s (the median of the rounds, and each round's in the order
+ * they ran), p50 and p99 handshake latency
  * (TCP connect to the end of SSL_connect, over all rounds' samples), and the CPU time per
  * handshake of the server's processes (each PID given and all its descendants) and of the
  * daemon's (--daemon PID and its descendants), both read from /proc/PID/stat (utime + stime)
@@ -20,7 +21,6 @@
  * way), 2 for bad arguments.
  */
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <netinet/in.h>
@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "bench-clock.h"
+#include "proc-cpu.h"
 
 #define MAX_TARGETS 8
 #define MAX_PIDS 8
@@ -90,63 +91,14 @@ static void usage(void)
 
 /* ---- CPU time from /proc -------------------------------------------------------------------- */
 
-/* utime + stime of pid in clock ticks; 0 when it is gone. */
-static unsigned long long proc_ticks(pid_t pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long utime = 0, stime = 0;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* The command name may hold spaces and parentheses: fields count from the last ')'. */
-	if ((p = strrchr(buf, ')')) == NULL ||
-	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
-		&stime) != 2)
-		return 0;
-	return utime + stime;
-}
-
-/* pid's ticks and its descendants' (the children of each of its threads). */
-static unsigned long long tree_ticks(pid_t pid)
-{
-	unsigned long long sum = proc_ticks(pid);
-	char path[64], line[4096], *tok, *save;
-	struct dirent *e;
-	DIR *d;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	if ((d = opendir(path)) == NULL)
-		return sum;
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/children", (int)pid, e->d_name);
-		if ((f = fopen(path, "r")) == NULL)
-			continue;
-		if (fgets(line, sizeof(line), f) != NULL)
-			for (tok = strtok_r(line, " \n", &save); tok != NULL;
-			     tok = strtok_r(NULL, " \n", &save))
-				sum += tree_ticks((pid_t)atoi(tok));
-		fclose(f);
-	}
-	closedir(d);
-	return sum;
-}
-
+/* CPU seconds of the processes pids and of their descendants. */
 static double cpu_s(const pid_t *pids, int n)
 {
-	unsigned long long ticks = 0;
+	double sum = 0;
 
 	for (int i = 0; i < n; i++)
-		ticks += tree_ticks(pids[i]);
-	return (double)ticks / (double)sysconf(_SC_CLK_TCK);
+		sum += proc_cpu_s(pids[i]) + descendants_cpu_s(pids[i]);
+	return sum;
 }
 
 /* ---- one handshake -------------------------------------------------------------------------- */
@@ -282,16 +234,25 @@ static double quantile(double *v, size_t n, double q)
 	return v[i < n ? i : n - 1];
 }
 
+/* The median of a per-round figure, the rounds left in their order. */
+static double round_median(const double *v)
+{
+	double copy[MAX_ROUNDS];
+
+	memcpy(copy, v, (size_t)opt.rounds * sizeof(*v));
+	return quantile(copy, (size_t)opt.rounds, 0.5);
+}
+
 static void print_target(struct target *t, int last)
 {
 	printf("  {\"name\": \"%s\", \"port\": %d, \"handshakes\": %ld, \"failures\": %ld, "
 		"\"handshakes_per_s\": %.1f, \"p50_us\": %.1f, \"p99_us\": %.1f, "
 		"\"server_cpu_us_per_handshake\": %.1f, \"daemon_cpu_us_per_handshake\": %.1f, "
 		"\"rounds_handshakes_per_s\": [", t->name, t->port, t->handshakes, t->failures,
-		quantile(t->rate, (size_t)opt.rounds, 0.5), quantile(t->lat, t->nlat, 0.5),
-		quantile(t->lat, t->nlat, 0.99), quantile(t->server_cpu, (size_t)opt.rounds, 0.5),
-		quantile(t->daemon_cpu, (size_t)opt.rounds, 0.5));
-	/* Sorted by quantile above: the rounds' rates, lowest first. */
+		round_median(t->rate), quantile(t->lat, t->nlat, 0.5),
+		quantile(t->lat, t->nlat, 0.99), round_median(t->server_cpu),
+		round_median(t->daemon_cpu));
+	/* In the order they ran: round i of every target ran close together in time. */
 	for (int i = 0; i < opt.rounds; i++)
 		printf("%s%.1f", i ? ", " : "", t->rate[i]);
 	printf("]");

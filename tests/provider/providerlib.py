@@ -202,6 +202,19 @@ def handshakes_ok(port, count, version, parallel=4):
                                                                       report, err))
 
 
+def handshakes_signed(d, port, curls, handshakes):
+    """curls handshakes by curl and `handshakes` by bench-handshake for each of TLS 1.3 and
+    1.2, all verified, each one signature by the daemon (STATUS): how many there were."""
+    signed = signatures(d)
+    curls_ok(port, ["1.3", "1.2"] * curls)
+    for version in ("1.3", "1.2"):
+        handshakes_ok(port, handshakes, version)
+    total = 2 * (curls + handshakes)
+    check(signatures(d) - signed == total, "%d signatures for %d handshakes" %
+          (signatures(d) - signed, total))
+    return total
+
+
 def signatures(d):
     """The signatures the daemon has released (STATUS)."""
     c = d.client()
