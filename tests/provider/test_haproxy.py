@@ -42,16 +42,21 @@ def queued(sock):
             if len(f) > 4 and f[4] == sock and int(f[2]) > 0]
 
 
-def stopped_daemon_queue(d, port, n):
+def stopped_daemon_queue(d, port, n, want=None):
     """n TLS 1.3 handshakes at once while the daemon is stopped: the bytes of their requests
-    waiting at the daemon, which must all be on one connection, once they stop growing; the
-    handshakes complete when it runs again."""
+    waiting at the daemon, which must all be on one connection, once there are want bytes (or,
+    without want, once they stop growing); the handshakes complete when it runs again."""
     os.kill(d.proc.pid, signal.SIGSTOP)
     clients = threading.Thread(target=curls_ok, args=(port, ["1.3"] * n, n))
     clients.start()
     seen, end = [], time.monotonic() + 10
-    while time.monotonic() < end and (len(seen) < 5 or len(set(seen[-5:])) > 1 or
-                                      seen[-1] == ()):
+
+    def waiting():
+        if want is not None:
+            return not seen or sum(seen[-1]) < want
+        return len(seen) < 5 or len(set(seen[-5:])) > 1 or seen[-1] == ()
+
+    while time.monotonic() < end and waiting():
         time.sleep(0.05)
         seen.append(tuple(queued(d.socket)))
     os.kill(d.proc.pid, signal.SIGCONT)
@@ -103,7 +108,7 @@ def main():
         # requests wait together on that one connection (the bytes queued at the daemon's end,
         # `ss -x`, four times one request's).
         one = stopped_daemon_queue(d, port, 1)
-        four = stopped_daemon_queue(d, port, AT_ONCE)
+        four = stopped_daemon_queue(d, port, AT_ONCE, AT_ONCE * one)
         check(four == AT_ONCE * one, "%d bytes queued for %d requests, %d for one" %
               (four, AT_ONCE, one))
         opened = connections_total(d) - before - 1
