@@ -15,7 +15,7 @@ apt-get install -y -qq --no-install-recommends \
 	libevent-dev libsystemd-dev libjansson-dev libssl-dev libseccomp-dev \
 	nettle-dev valgrind \
 	openssl openssh-client systemd \
-	scdoc man-db bash-completion ca-certificates git strace gdb procps util-linux passwd acl >/dev/null
+	scdoc man-db bash-completion ca-certificates git strace gdb procps util-linux passwd acl iproute2 >/dev/null
 # TLS servers for the provider's tests (tests/provider), installed without starting them: a
 # policy-rc.d that refuses every service start while apt-get runs (the tests start their own
 # instance on 127.0.0.1 with a configuration under a temporary directory).
@@ -25,4 +25,5 @@ if [ ! -e "$policy" ]; then
 	printf '#!/bin/sh\nexit 101\n' >"$policy"
 	chmod 755 "$policy"
 fi
-apt-get install -y -qq --no-install-recommends nginx haproxy curl >/dev/null
+apt-get install -y -qq --no-install-recommends nginx haproxy apache2 lighttpd lighttpd-mod-openssl \
+	curl >/dev/null

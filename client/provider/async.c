@@ -1,150 +1,351 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * Signing inside an OpenSSL ASYNC job (a server that set SSL_MODE_ASYNC: haproxy's
- * ssl-mode-async, openssl s_server -async). The request is sent without blocking, the job
- * pauses (ASYNC_pause_job) with wait descriptors registered, the server runs other handshakes
- * until a descriptor is ready and resumes the job, which then collects the answer.
+ * ssl-mode-async, openssl s_server -async). The jobs of one server thread share one daemon
+ * connection (a "lane", per process, thread and socket path), their requests in flight on it at
+ * once: the protocol matches answers to requests by id. A job submits its request, pauses
+ * (ASYNC_pause_job) with an eventfd of its own as its wait descriptor, and collects its answer
+ * when the server resumes it.
  *
- * The descriptors belong to the job's ASYNC_WAIT_CTX, i.e. to one TLS connection, for its whole
- * life: a connection to the daemon of its own, and a timerfd armed at the request's deadline so
- * that a daemon that stops answering still wakes the job (which then fails with the timeout).
- * Both are registered when the job first pauses, and closed by the wait context's cleanup when
- * the server frees the TLS connection. Descriptors may not pass from one TLS connection to
- * another: haproxy's poller takes each one over (fd_insert) when the job pauses, and releases
- * them (fd_delete) when it closes the TLS connection; a descriptor that another connection has
- * meanwhile trips its "fdtab[fd].owner" check, one it never saw a pause for its "fd_tgid" check.
- * So a signature that needs no pause (the answer was already there) registers nothing, and its
- * connection is closed after it.
- * The stack use is small (a job's stack is 32 KiB in OpenSSL 3.0): the state is on the heap.
+ * Who reads the answers: each lane has a reader thread, which polls the connection (and the
+ * earliest deadline of its requests, so a daemon that stops answering still wakes the jobs, with
+ * the timeout) and hands each answer to its job, writing the job's eventfd. The connection's
+ * descriptor cannot be a wait descriptor itself: haproxy's poller takes each wait descriptor
+ * over for the TLS connection that paused (fd_insert) until it closes that connection
+ * (fd_delete), so one descriptor shared by several TLS connections crashes haproxy 2.6
+ * (`FATAL: bug condition "fdtab[fd].owner != ((void *)0)"`).
+ *
+ * The eventfd belongs to the job's ASYNC_WAIT_CTX, i.e. to one TLS connection, for its whole
+ * life: registered at its first pause, closed by the wait context's cleanup when the server
+ * frees the TLS connection, which also withdraws a request still waiting (a client gone
+ * mid-handshake) so that the reader never writes to a closed descriptor. A signature that needs
+ * no pause registers nothing (haproxy also trips over a descriptor it never saw a pause for:
+ * `bug condition "fd_tgid(fd) != 1 && !thread_isolated()"`).
+ *
+ * Fork: a child has no reader thread and its parent's lane may have been mid-update when it
+ * forked, so a lane of another pid is left alone (not even freed) and the child starts its own.
+ * The job's stack is 32 KiB in OpenSSL 3.0: the state is on the heap, the locals are small.
  */
+#include <errno.h>
 #include <openssl/async.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/timerfd.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "provider.h"
 
-/* The daemon connection of one wait context. */
-struct wait_conn {
-	struct p256sign *h;
-	int fd;			/* the socket descriptor registered now */
-	int timer;		/* timerfd: the deadline of the request in flight */
-	int registered;		/* owned by the wait context (a pause happened) */
-	char path[KEYREF_SOCKET_MAX + 1];
+/* A request in flight and the job waiting for it. */
+struct waiter {
+	struct waiter *next;
+	uint32_t id;
+	int done;
+	struct p256sign_result res;
+	int efd;		/* the job's eventfd */
 };
 
-/* Keys of the wait descriptors (ASYNC_WAIT_CTX_set_wait_fd): addresses of our own. */
-static const char socket_key, timer_key;
+/* One daemon connection shared by the jobs of one thread, and its reader thread. */
+struct lane {
+	struct lane *next;
+	char path[KEYREF_SOCKET_MAX + 1];
+	pid_t pid;
+	pthread_mutex_t lock;		/* everything below */
+	struct p256sign *h;
+	struct waiter *waiters;
+	int wake;			/* eventfd: the reader looks at the connection again */
+	int stop;
+	pthread_t reader;
+};
 
-static void free_wait_conn(struct wait_conn *w)
+/* The state of one wait context (one TLS connection), owned by its socket entry. */
+struct job_state {
+	int efd;
+	struct lane *lane;
+	struct waiter *w;		/* the request in flight, or NULL */
+};
+
+static pthread_key_t lane_key;
+static pthread_once_t lane_once = PTHREAD_ONCE_INIT;
+static int lane_key_ok;
+
+/* The key of the wait descriptor (ASYNC_WAIT_CTX_set_wait_fd): an address of our own. */
+static const char efd_key;
+
+static void signal_fd(int fd)
 {
-	p256sign_close(w->h);
-	if (w->timer >= 0)
-		close(w->timer);
-	free(w);
+	uint64_t one = 1;
+
+	(void)!write(fd, &one, sizeof(one));
 }
 
-/* Called by ASYNC_WAIT_CTX_free for the socket's entry, which owns the state. */
+static void drain_fd(int fd)
+{
+	uint64_t n;
+
+	(void)!read(fd, &n, sizeof(n));
+}
+
+/* Under the lock: reads what the daemon sent and hands each answer to its waiter. */
+static void deliver(struct lane *l)
+{
+	struct p256sign_result res;
+	struct waiter *w;
+
+	if (l->h == NULL || p256sign_process(l->h) < 0)
+		return;
+	while (p256sign_next_result(l->h, &res) == 0) {
+		for (w = l->waiters; w != NULL && w->id != res.id; w = w->next)
+			;
+		if (w == NULL) {	/* withdrawn: its TLS connection is gone */
+			p256sign_result_clear(&res);
+			continue;
+		}
+		w->res = res;
+		w->done = 1;
+		signal_fd(w->efd);
+	}
+}
+
+static void *reader(void *arg)
+{
+	struct lane *l = arg;
+	struct pollfd p[2];
+	int timeout, n;
+
+	for (;;) {
+		pthread_mutex_lock(&l->lock);
+		if (l->stop) {
+			pthread_mutex_unlock(&l->lock);
+			return NULL;
+		}
+		p[0] = (struct pollfd){ .fd = l->wake, .events = POLLIN };
+		n = 1;
+		timeout = -1;
+		if (l->h != NULL && p256sign_fd(l->h) >= 0) {
+			p[n++] = (struct pollfd){ .fd = p256sign_fd(l->h),
+				.events = POLLIN | (p256sign_want_write(l->h) ? POLLOUT : 0) };
+			timeout = p256sign_next_timeout(l->h);
+		}
+		pthread_mutex_unlock(&l->lock);
+		if (poll(p, (nfds_t)n, timeout) < 0 && errno != EINTR)
+			return NULL;
+		if (p[0].revents & POLLIN)
+			drain_fd(l->wake);
+		pthread_mutex_lock(&l->lock);
+		deliver(l);
+		pthread_mutex_unlock(&l->lock);
+	}
+}
+
+/* Stops the reader and frees the lane (thread exit; no job of the thread is running). */
+static void lane_free(struct lane *l)
+{
+	struct waiter *w, *next;
+
+	pthread_mutex_lock(&l->lock);
+	l->stop = 1;
+	pthread_mutex_unlock(&l->lock);
+	signal_fd(l->wake);
+	pthread_join(l->reader, NULL);
+	for (w = l->waiters; w != NULL; w = next) {
+		next = w->next;
+		p256sign_result_clear(&w->res);
+		free(w);
+	}
+	p256sign_close(l->h);
+	close(l->wake);
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+}
+
+/* A thread's exit frees its lanes; those of a parent process are not ours to touch. */
+static void free_lanes(void *head)
+{
+	struct lane *l = head, *next;
+
+	for (; l != NULL; l = next) {
+		next = l->next;
+		if (l->pid == getpid())
+			lane_free(l);
+	}
+}
+
+static void make_key(void)
+{
+	lane_key_ok = pthread_key_create(&lane_key, free_lanes) == 0;
+}
+
+/* The calling thread's lane to path, started on first use. NULL: no memory or no thread. */
+static struct lane *get_lane(const char *path)
+{
+	struct lane *head, *l;
+
+	if (pthread_once(&lane_once, make_key) != 0 || !lane_key_ok)
+		return NULL;
+	head = pthread_getspecific(lane_key);
+	for (l = head; l != NULL; l = l->next)
+		if (l->pid == getpid() && strcmp(l->path, path) == 0)
+			return l;
+	if (strlen(path) >= sizeof(l->path) || (l = calloc(1, sizeof(*l))) == NULL)
+		return NULL;
+	memcpy(l->path, path, strlen(path) + 1);
+	l->pid = getpid();
+	if ((l->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+		goto fail;
+	if (pthread_mutex_init(&l->lock, NULL) != 0)
+		goto fail_wake;
+	if (pthread_create(&l->reader, NULL, reader, l) != 0)
+		goto fail_lock;
+	/* A parent's lanes stay in the list, unused: see the top of the file. */
+	l->next = head;
+	if (pthread_setspecific(lane_key, l) == 0)
+		return l;
+	l->next = NULL;
+	lane_free(l);
+	return NULL;
+fail_lock:
+	pthread_mutex_destroy(&l->lock);
+fail_wake:
+	close(l->wake);
+fail:
+	free(l);
+	return NULL;
+}
+
+void async_release_thread(void)
+{
+	if (!lane_key_ok)
+		return;
+	free_lanes(pthread_getspecific(lane_key));
+	(void)pthread_setspecific(lane_key, NULL);
+}
+
+/* Under the lock: takes w off the lane's list. */
+static void unlink_waiter(struct lane *l, struct waiter *w)
+{
+	struct waiter **pp;
+
+	for (pp = &l->waiters; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == w) {
+			*pp = w->next;
+			return;
+		}
+}
+
+/* Withdraws the request of s still waiting, if any: its answer will be dropped. */
+static void withdraw(struct job_state *s)
+{
+	if (s->w == NULL)
+		return;
+	if (s->lane->pid == getpid()) {
+		pthread_mutex_lock(&s->lane->lock);
+		unlink_waiter(s->lane, s->w);
+		pthread_mutex_unlock(&s->lane->lock);
+		p256sign_result_clear(&s->w->res);
+		free(s->w);
+	}
+	s->w = NULL;
+}
+
+/* Called by ASYNC_WAIT_CTX_free: withdraws a request still waiting, closes the eventfd. */
 static void cleanup(ASYNC_WAIT_CTX *ctx, const void *key, OSSL_ASYNC_FD fd, void *custom)
 {
-	free_wait_conn(custom);
+	struct job_state *s = custom;
+
+	withdraw(s);
+	close(s->efd);
+	free(s);
 }
 
-/* The wait context's connection to path, or a new one not registered yet. */
-static int get_wait_conn(ASYNC_WAIT_CTX *wctx, const char *path, struct wait_conn **out)
+/* The wait context's state (registered), or a new one not registered yet. */
+static int get_state(ASYNC_WAIT_CTX *wctx, struct job_state **out)
 {
 	OSSL_ASYNC_FD fd;
 	void *custom = NULL;
-	struct wait_conn *w;
-	int r;
+	struct job_state *s;
 
-	if (ASYNC_WAIT_CTX_get_fd(wctx, &socket_key, &fd, &custom) && custom != NULL) {
-		w = custom;
-		*out = w;
-		/* Another socket for the same TLS connection: rare, done the blocking way. */
-		return strcmp(w->path, path) == 0 ? 0 : ASYNC_NOT_HERE;
+	if (ASYNC_WAIT_CTX_get_fd(wctx, &efd_key, &fd, &custom) && custom != NULL) {
+		*out = custom;
+		return 0;
 	}
-	if ((w = calloc(1, sizeof(*w))) == NULL)
+	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return P256SIGN_E_NOMEM;
-	memcpy(w->path, path, strlen(path) + 1);
-	if ((w->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) < 0) {
-		free(w);
+	if ((s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+		free(s);
 		return P256SIGN_E_IO;
 	}
-	if ((r = p256sign_connect(&w->h, path)) != 0) {
-		free_wait_conn(w);
-		return r;
-	}
-	*out = w;
+	*out = s;
 	return 0;
 }
 
-/*
- * Registers the descriptors before a pause: the first time (the wait context takes the state
- * over), or the socket's anew when libp256sign has connected again since.
- */
-static int register_fds(ASYNC_WAIT_CTX *wctx, struct wait_conn *w)
+/* Queues the request on the lane; the waiter into s->w. */
+static int submit(struct lane *l, struct job_state *s, const struct p256sign_key *sel,
+	const struct sign_input *in, int timeout_ms)
 {
-	int fd = p256sign_fd(w->h);
-
-	if (w->registered && fd == w->fd)
-		return 0;
-	if (w->registered)
-		(void)ASYNC_WAIT_CTX_clear_fd(wctx, &socket_key);
-	if (!ASYNC_WAIT_CTX_set_wait_fd(wctx, &socket_key, fd, w, cleanup)) {
-		/* Out of memory: nothing stays registered, and the caller frees the state. */
-		if (w->registered)
-			(void)ASYNC_WAIT_CTX_clear_fd(wctx, &timer_key);
-		w->registered = 0;
-		return P256SIGN_E_NOMEM;
-	}
-	w->fd = fd;
-	if (w->registered)
-		return 0;
-	w->registered = 1;
-	/* The state is the socket entry's now; the timer entry only points to the timer. */
-	return ASYNC_WAIT_CTX_set_wait_fd(wctx, &timer_key, w->timer, NULL, NULL) ? 0 :
-		P256SIGN_E_NOMEM;
-}
-
-/* Arms (ms > 0) or disarms (0) the timer; disarming also consumes a fired expiry. */
-static int arm(int timer, int ms)
-{
-	struct itimerspec t = { .it_value = { .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000L } };
-	uint64_t expirations;
-
-	if (ms == 0)
-		(void)read(timer, &expirations, sizeof(expirations));
-	return timerfd_settime(timer, 0, &t, NULL) == 0 ? 0 : P256SIGN_E_IO;
-}
-
-/* Submits, then pauses the job until the answer (or the deadline) is there. */
-static int sign_in_job(ASYNC_WAIT_CTX *wctx, struct wait_conn *w, const struct p256sign_key *sel,
-	const struct sign_input *in, int timeout_ms, struct p256sign_result *res)
-{
-	uint32_t id;
+	struct waiter *w;
 	int r;
 
-	if ((r = p256sign_set_timeout(w->h, timeout_ms)) != 0 ||
-	    (r = sign_submit(w->h, sel, in, &id)) != 0 ||
-	    (r = arm(w->timer, timeout_ms)) != 0)
-		return r;
-	while ((r = p256sign_poll_result(w->h, id, res)) == P256SIGN_E_AGAIN) {
-		/* A request not yet written (a full socket buffer) waits in the blocking way. */
-		if (p256sign_fd(w->h) < 0 || p256sign_want_write(w->h)) {
-			r = p256sign_wait(w->h, id, res);
-			break;
-		}
-		if ((r = register_fds(wctx, w)) != 0)
-			break;
-		if (!ASYNC_pause_job()) {
-			r = P256SIGN_E_IO;
-			break;
-		}
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		return P256SIGN_E_NOMEM;
+	w->efd = s->efd;
+	drain_fd(s->efd);	/* a wake-up left from an earlier request */
+	pthread_mutex_lock(&l->lock);
+	if (l->h == NULL)
+		r = p256sign_connect(&l->h, l->path);
+	else
+		r = 0;
+	if (r == 0)
+		r = p256sign_set_timeout(l->h, timeout_ms);
+	if (r == 0)
+		r = sign_submit(l->h, sel, in, &w->id);
+	if (r == 0) {
+		w->next = l->waiters;
+		l->waiters = w;
+		s->w = w;
+		s->lane = l;
 	}
-	(void)arm(w->timer, 0);
-	return r;
+	pthread_mutex_unlock(&l->lock);
+	if (r != 0) {
+		free(w);
+		return r;
+	}
+	signal_fd(l->wake);	/* the reader polls this request's connection and deadline */
+	return 0;
+}
+
+/* Pauses the job until its waiter is done; its result into *res. */
+static int wait_in_job(ASYNC_WAIT_CTX *wctx, struct job_state *s, int *registered,
+	struct p256sign_result *res)
+{
+	struct lane *l = s->lane;
+	int done;
+
+	for (;;) {
+		pthread_mutex_lock(&l->lock);
+		if ((done = s->w->done))
+			unlink_waiter(l, s->w);
+		pthread_mutex_unlock(&l->lock);
+		if (done)
+			break;
+		if (!*registered) {
+			if (!ASYNC_WAIT_CTX_set_wait_fd(wctx, &efd_key, s->efd, s, cleanup)) {
+				withdraw(s);
+				return P256SIGN_E_NOMEM;
+			}
+			*registered = 1;
+		}
+		if (!ASYNC_pause_job()) {
+			withdraw(s);
+			return P256SIGN_E_IO;
+		}
+		drain_fd(s->efd);
+	}
+	*res = s->w->res;
+	free(s->w);
+	s->w = NULL;
+	return res->error;
 }
 
 int async_sign(const char *path, int timeout_ms, const struct p256sign_key *sel,
@@ -153,16 +354,21 @@ int async_sign(const char *path, int timeout_ms, const struct p256sign_key *sel,
 	ASYNC_JOB *job = ASYNC_get_current_job();
 	ASYNC_WAIT_CTX *wctx = job != NULL ? ASYNC_get_wait_ctx(job) : NULL;
 	struct p256sign_result res;
-	struct wait_conn *w;
-	int r;
+	struct job_state *s;
+	struct lane *l;
+	OSSL_ASYNC_FD fd;
+	void *custom = NULL;
+	int registered, r;
 
-	if (wctx == NULL)
+	if (wctx == NULL || (l = get_lane(path)) == NULL)
 		return ASYNC_NOT_HERE;
-	if ((r = get_wait_conn(wctx, path, &w)) != 0)
+	if ((r = get_state(wctx, &s)) != 0)
 		return r;
-	r = sign_in_job(wctx, w, sel, in, timeout_ms, &res);
-	if (!w->registered)
-		free_wait_conn(w);	/* no pause: the server never saw its descriptors */
+	registered = ASYNC_WAIT_CTX_get_fd(wctx, &efd_key, &fd, &custom) && custom == s;
+	if ((r = submit(l, s, sel, in, timeout_ms)) == 0)
+		r = wait_in_job(wctx, s, &registered, &res);
+	if (!registered)
+		cleanup(wctx, &efd_key, s->efd, s);	/* no pause: never the server's */
 	if (r != 0)
 		return r;
 	if (res.sig_len > cap)

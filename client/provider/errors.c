@@ -16,6 +16,7 @@ const OSSL_ITEM prov_reason_strings[] = {
 	{ PROV_R_BAD_KEYREF, "malformed " KEYREF_PEM_LABEL },
 	{ PROV_R_CONFIG, "bad p256sign provider configuration" },
 	{ PROV_R_NOMEM, "out of memory" },
+	{ PROV_R_PURPOSE, "the key's purpose does not allow this signature" },
 	{ 0, NULL },
 };
 

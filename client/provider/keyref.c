@@ -98,10 +98,12 @@ static void daemon_error(const struct keyref *ref, const char *what, int r)
 			describe(ref, key), path, p256sign_strerror(r));
 }
 
-/* What keyref_resolve asks: the public key, and the socket path the connection used. */
+/* What keyref_resolve asks: the public key, its purpose, and the socket path the connection
+ * used. */
 struct pubkey_call {
 	const struct keyref *ref;
 	struct p256sign_pubkey pub;
+	char purpose[KEYREF_PURPOSE_MAX + 1];
 	char socket[KEYREF_SOCKET_MAX + 1];
 };
 
@@ -110,11 +112,14 @@ static int pubkey_fn(struct p256sign *h, void *arg)
 	struct pubkey_call *c = arg;
 	struct p256sign_key sel = keyref_selector(c->ref);
 	const char *path = p256sign_socket_path(h);
+	int r;
 
 	if (strlen(path) >= sizeof(c->socket))
 		return P256SIGN_E_INVALID;
 	memcpy(c->socket, path, strlen(path) + 1);
-	return p256sign_get_pubkey(h, &sel, &c->pub);
+	if ((r = p256sign_get_pubkey(h, &sel, &c->pub)) != 0)
+		return r;
+	return purpose_fetch(h, c->pub.key_id, c->purpose);
 }
 
 int keyref_resolve(struct keyref *ref)
@@ -138,6 +143,7 @@ int keyref_resolve(struct keyref *ref)
 		return -1;
 	}
 	memcpy(ref->point, call.pub.point, sizeof(ref->point));
+	memcpy(ref->purpose, call.purpose, sizeof(ref->purpose));
 	return 0;
 }
 

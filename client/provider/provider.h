@@ -7,7 +7,8 @@
  * public API only (p256sign.h). What the provider's files share.
  *
  * Calls run downwards only: provider.c (init, algorithm tables) -> store.c, decoder.c,
- * keymgmt.c, signature.c -> keyref.c -> conn.c, async.c -> errors.c, and libp256sign.
+ * keymgmt.c, signature.c -> keyref.c -> conn.c, async.c, purpose.c -> errors.c, and
+ * libp256sign.
  */
 
 #include <openssl/core.h>
@@ -31,6 +32,7 @@ enum prov_reason {
 	PROV_R_BAD_KEYREF,		/* a key-reference file that does not parse */
 	PROV_R_CONFIG,			/* a provider parameter in openssl.cnf that does not fit */
 	PROV_R_NOMEM,
+	PROV_R_PURPOSE,			/* a TLS-only key asked to sign something else */
 };
 
 /* The provider's state: one per library context that loaded it. */
@@ -68,6 +70,7 @@ extern const OSSL_DISPATCH prov_der_decoder_functions[];
  * size tell a reference of ours from anything else.
  */
 #define KEYREF_MAGIC 0x70323536u	/* "p256" */
+#define KEYREF_PURPOSE_MAX 15
 
 struct keyref {
 	uint32_t magic;
@@ -78,6 +81,7 @@ struct keyref {
 	char socket[KEYREF_SOCKET_MAX + 1];			/* "" until resolved */
 	int timeout_ms;
 	uint8_t point[P256SIGN_POINT_LEN];	/* the public key, from the daemon at load */
+	char purpose[KEYREF_PURPOSE_MAX + 1];	/* the key's, from the daemon at load; "" unknown */
 };
 
 /*
@@ -87,7 +91,17 @@ struct keyref {
 int keyref_parse_uri(const struct prov_ctx *prov, const char *uri, struct keyref *ref);
 
 /*
- * Asks the daemon for the key's public point (the key load: a missing daemon or key is an error
+ * purpose.c: the purpose of the key with this id in the daemon's key list (LIST_KEYS) into
+ * purpose ("" when the list does not say). 0 or a P256SIGN_E_* code.
+ */
+int purpose_fetch(struct p256sign *h, const uint8_t id[P256SIGN_KEY_ID_LEN],
+	char purpose[KEYREF_PURPOSE_MAX + 1]);
+
+/* 1 when a key of this purpose signs digests of the caller's choosing (SIGN), else 0. */
+int purpose_allows_digest(const char *purpose);
+
+/*
+ * Asks the daemon for the key's public point and purpose (the key load: a missing daemon or key is an error
  * here, not at the first signature) and fixes the socket path the key will use. 0 or -1 with an
  * error raised.
  */
@@ -139,12 +153,16 @@ void conn_release_thread(void);
 
 /*
  * async.c: signs `in` from inside an OpenSSL ASYNC job, pausing the job while the daemon
- * works; DER signature into sig. 0, a P256SIGN_E_* code, or ASYNC_NOT_HERE when the caller must
- * sign the blocking way (no job or wait context, or a second socket for one TLS connection).
+ * works, its request on the connection the thread's jobs share; DER signature into sig. 0, a
+ * P256SIGN_E_* code, or ASYNC_NOT_HERE when the caller must sign the blocking way (no job or
+ * wait context, or no reader thread could be started).
  */
 #define ASYNC_NOT_HERE 1
 int async_sign(const char *path, int timeout_ms, const struct p256sign_key *sel,
 	const struct sign_input *in, uint8_t *sig, size_t cap, size_t *len);
+
+/* Stops the calling thread's reader threads and closes their connections (teardown). */
+void async_release_thread(void);
 
 
 #endif

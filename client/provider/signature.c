@@ -152,6 +152,13 @@ static int sign_digest(struct sig_ctx *c, const uint8_t *digest, size_t len, uns
 		prov_error(c->prov, PROV_R_BAD_INPUT_LENGTH, "%zu bytes", len);
 		return 0;
 	}
+	/* Refused here, before any request, and again by the daemon (purpose.c). */
+	if (!purpose_allows_digest(c->key->ref.purpose)) {
+		prov_error(c->prov, PROV_R_PURPOSE, "key %s has purpose %s: it signs TLS "
+			"handshakes only", c->key->ref.by_id ? "by id" : c->key->ref.name,
+			c->key->ref.purpose);
+		return 0;
+	}
 	return sign_input(c, &in, sig, siglen, sigsize);
 }
 
@@ -232,7 +239,8 @@ static int sig_digest_sign_final(void *ctx, unsigned char *sig, size_t *siglen, 
 /*
  * libssl's path: EVP_DigestSign with the whole input, once for the size, once to sign. A TLS
  * handshake's input goes to the daemon as SIGN_TLS (as_tls), anything else hashed here as SIGN;
- * a key of purpose tls-server or tls-client refuses the latter in the daemon.
+ * a key of purpose tls-server or tls-client refuses the latter here (sign_digest) and in the
+ * daemon.
  */
 static int sig_digest_sign(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsize,
 	const unsigned char *tbs, size_t tbslen)

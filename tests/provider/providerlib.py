@@ -4,6 +4,7 @@
 sanitizer runtimes it needs in an instrumented build), a scratch directory, the openssl command,
 p256signctl export-key-ref, a test certificate, ports, and the daemon's connection count.
 Standard library only; call init() first."""
+import json
 import os
 import socket
 import subprocess
@@ -35,11 +36,16 @@ def init(ctl_path, modules, preload):
     tmp = tempfile.mkdtemp(prefix="p256sign-provider-test-")
 
 
+bench_handshake = None
+
+
 def init_server_test(argv):
-    """init() from a server test's arguments, P256SIGND P256SIGNCTL MODULE_DIR SERVER
-    [SANITIZER_PRELOAD]; returns the daemon's and the server's paths."""
-    init(argv[2], argv[3], argv[5] if len(argv) > 5 else "")
-    return os.path.abspath(argv[1]), argv[4]
+    """init() from a server test's arguments, P256SIGND P256SIGNCTL MODULE_DIR BENCH_HANDSHAKE
+    SERVER [SANITIZER_PRELOAD]; returns the daemon's and the server's paths."""
+    global bench_handshake
+    init(argv[2], argv[3], argv[6] if len(argv) > 6 else "")
+    bench_handshake = os.path.abspath(argv[4])
+    return os.path.abspath(argv[1]), argv[5]
 
 
 def plain_env():
@@ -169,10 +175,59 @@ def curls_ok(port, versions, parallel=4):
               "curl TLS %s: exit %d, %r\n%s" % (version, rc, body, verbose))
 
 
-def daemon_with_key(daemon_bin, allow=None, **extra):
+def run_handshakes(bench, targets, *args):
+    """bench-handshake with --target for each (name, port[, pid...]) and args; (exit status,
+    its JSON report, stderr)."""
+    argv = [bench]
+    for t in targets:
+        argv += ["--target", ",".join(str(x) for x in t)]
+    p = subprocess.run(argv + list(args), env=plain_env(), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=300)
+    try:
+        report = json.loads(p.stdout)
+    except ValueError:
+        check(False, "bench-handshake printed no JSON: %r %r" % (p.stdout, p.stderr))
+    return p.returncode, report, p.stderr.decode(errors="replace")
+
+
+def handshakes_ok(port, count, version, parallel=4):
+    """count new handshakes (TLS version "1.3" or "1.2") by bench-handshake, `parallel` at once,
+    each certificate verified against tmp/web.pem: all must succeed."""
+    args = ["--cafile", path("web.pem"), "--count", str(count), "--parallel", str(parallel)]
+    rc, report, err = run_handshakes(bench_handshake, [("server", port)], *args,
+                                     *(["--tls1_2"] if version == "1.2" else []))
+    (t,) = report["targets"]
+    check(rc == 0 and report["protocol"] == "TLSv" + version and t["handshakes"] == count and
+          t["failures"] == 0, "%d TLS %s handshakes: exit %d, %s %s" % (count, version, rc,
+                                                                      report, err))
+
+
+def handshakes_signed(d, port, curls, handshakes):
+    """curls handshakes by curl and `handshakes` by bench-handshake for each of TLS 1.3 and
+    1.2, all verified, each one signature by the daemon (STATUS): how many there were."""
+    signed = signatures(d)
+    curls_ok(port, ["1.3", "1.2"] * curls)
+    for version in ("1.3", "1.2"):
+        handshakes_ok(port, handshakes, version)
+    total = 2 * (curls + handshakes)
+    check(signatures(d) - signed == total, "%d signatures for %d handshakes" %
+          (signatures(d) - signed, total))
+    return total
+
+
+def signatures(d):
+    """The signatures the daemon has released (STATUS)."""
+    c = d.client()
+    n = c.call(frame(STATUS, 1)).ok(STATUS).json()["signatures"]
+    c.close()
+    return n
+
+
+def daemon_with_key(daemon_bin, allow=None, more_keys=(), **extra):
     """A fresh key "web" (tmp/web.key) in a daemon started with config extra, its certificate
     (tmp/web.pem) and its key-reference file (tmp/web.key-ref.pem): (daemon, key-ref path).
-    allow: the key's "allow" (without it, root and the daemon's own user only). The key is
+    allow: the key's "allow" (without it, root and the daemon's own user only); more_keys: more
+    entries of the daemon's "keys", with web's allow list. The key is
     purpose-bound, "tls-server": the servers sign handshakes only (SIGN_TLS)."""
     key = path("web.key")
     openssl_key(key)
@@ -180,7 +235,8 @@ def daemon_with_key(daemon_bin, allow=None, **extra):
     entry = {"name": "web", "file": key, "purpose": "tls-server"}
     if allow:
         entry["allow"] = allow
-    d = Daemon(daemon_bin, keys=[entry], extra=extra)
+    more = [dict(k, allow=allow) if allow else dict(k) for k in more_keys]
+    d = Daemon(daemon_bin, keys=[entry] + more, extra=extra)
     return d, export_key_ref("web", "web.key-ref.pem", env_socket=d.socket)
 
 
@@ -196,10 +252,16 @@ def stop_process(proc, sig):
         proc.wait()
 
 
-def children(pid):
-    """The child processes of pid."""
-    with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-        return {int(p) for p in f.read().split()}
+def children(pid, want=None):
+    """The child processes of pid; with want, once there are that many (within 20 s: a server
+    may listen before it has forked all its workers)."""
+    end = time.monotonic() + 20
+    while True:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            kids = {int(p) for p in f.read().split()}
+        if want is None or len(kids) == want or time.monotonic() > end:
+            return kids
+        time.sleep(0.05)
 
 
 def connections_total(d):
@@ -208,3 +270,85 @@ def connections_total(d):
     total = c.call(frame(STATUS, 1)).ok(STATUS).json()["connections_total"]
     c.close()
     return total
+
+
+# nginx as the tests and the benchmark run it (docs/tls.md): everything under DIR.
+NGINX_CONF = """daemon off;
+master_process on;
+worker_processes %(workers)d;
+pid %(dir)s/nginx.pid;
+error_log %(dir)s/error.log info;
+events { worker_connections 64; }
+http {
+    log_format pid '$pid $ssl_protocol';
+    access_log %(dir)s/access.log pid;
+    client_body_temp_path %(dir)s/client_body;
+    proxy_temp_path %(dir)s/proxy;
+    fastcgi_temp_path %(dir)s/fastcgi;
+    uwsgi_temp_path %(dir)s/uwsgi;
+    scgi_temp_path %(dir)s/scgi;
+    server {
+        listen 127.0.0.1:%(port)d ssl;
+        ssl_certificate %(cert)s;
+        ssl_certificate_key %(key)s;
+        ssl_protocols TLSv1.2 TLSv1.3;
+        location / { return 200 "ok\\n"; }
+    }
+}
+"""
+
+# haproxy likewise: the certificate and the key (a key file or a key reference) in one crt file.
+HAPROXY_CFG = """global
+    nbthread 1
+    ssl-mode-async
+    log stderr format raw local0 info
+%(global)s
+defaults
+    mode http
+    log global
+    timeout connect 5s
+    timeout client 10s
+    timeout server 10s
+
+frontend web
+    bind 127.0.0.1:%(port)d ssl crt %(crt)s
+    http-request return status 200 content-type text/plain string "ok\\n"
+"""
+
+
+def start_nginx(nginx, directory, port, cert, key, env, workers=2, access_log=True):
+    """nginx with NGINX_CONF in directory (its config, logs and temp files), listening once
+    this returns; the process (its output in directory/nginx.out)."""
+    conf = NGINX_CONF % {"dir": directory, "port": port, "cert": cert, "key": key,
+                         "workers": workers}
+    if not access_log:
+        conf = conf.replace("access_log %s/access.log pid;" % directory, "access_log off;")
+    with open(os.path.join(directory, "nginx.conf"), "w") as f:
+        f.write(conf)
+    out = os.path.join(directory, "nginx.out")
+    with open(out, "wb") as log:
+        proc = subprocess.Popen([nginx, "-p", directory, "-c",
+                                 os.path.join(directory, "nginx.conf")], env=env,
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+    wait_listening(proc, port, out)
+    return proc
+
+
+def start_haproxy(haproxy, directory, port, parts, env, global_lines="", wrap=()):
+    """haproxy -W -db with HAPROXY_CFG in directory (global_lines added to its global section),
+    its crt file the concatenation of parts, listening once this returns; the process (its
+    output in directory/haproxy.out). wrap: a command line that runs haproxy's."""
+    crt = os.path.join(directory, "web.crt")
+    with open(crt, "wb") as out:
+        for part in parts:
+            with open(part, "rb") as f:
+                out.write(f.read())
+    cfg = os.path.join(directory, "haproxy.cfg")
+    with open(cfg, "w") as f:
+        f.write(HAPROXY_CFG % {"port": port, "crt": crt, "global": global_lines})
+    out = os.path.join(directory, "haproxy.out")
+    with open(out, "wb") as log:
+        proc = subprocess.Popen([*wrap, haproxy, "-W", "-db", "-f", cfg], env=env,
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+    wait_listening(proc, port, out)
+    return proc

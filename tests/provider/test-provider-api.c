@@ -485,16 +485,16 @@ static int run_job(struct job *j)
 /* Resumes every paused job whose wait descriptors are ready, within timeout_ms. */
 static void resume_ready(struct job *jobs, size_t n, int timeout_ms)
 {
-	struct pollfd pfd[2 * JOBS];
-	size_t owner[2 * JOBS], nfds = 0, count;
-	OSSL_ASYNC_FD fds[2];
+	struct pollfd pfd[JOBS];
+	size_t owner[JOBS], nfds = 0, count;
+	OSSL_ASYNC_FD fds[1];
 
 	for (size_t i = 0; i < n; i++) {
 		if (jobs[i].done)
 			continue;
-		CHECK(ASYNC_WAIT_CTX_get_all_fds(jobs[i].wctx, NULL, &count) == 1 && count == 2);
+		CHECK(ASYNC_WAIT_CTX_get_all_fds(jobs[i].wctx, NULL, &count) == 1 && count == 1);
 		CHECK(ASYNC_WAIT_CTX_get_all_fds(jobs[i].wctx, fds, &count) == 1);
-		for (size_t f = 0; f < 2; f++) {
+		for (size_t f = 0; f < count; f++) {
 			pfd[nfds] = (struct pollfd){ .fd = fds[f], .events = POLLIN };
 			owner[nfds++] = i;
 		}
@@ -507,10 +507,12 @@ static void resume_ready(struct job *jobs, size_t n, int timeout_ms)
 
 /*
  * JOBS signatures in flight in one thread: with the daemon stopped every job must pause (the
- * provider sent its request and gave the thread back); resumed as their descriptors say, all
- * finish once the daemon runs again, and every signature verifies.
+ * provider sent its request and gave the thread back), all on the one connection the thread's
+ * jobs share (the daemon accepted one connection for all JOBS requests in flight together);
+ * resumed as their descriptors say, all finish once the daemon runs again, and every signature
+ * verifies. A second batch reuses the connection.
  */
-static void case_async(EVP_PKEY *k, EVP_PKEY *pub)
+static void async_batch(EVP_PKEY *k, EVP_PKEY *pub)
 {
 	struct job jobs[JOBS];
 	int left = JOBS;
@@ -535,6 +537,15 @@ static void case_async(EVP_PKEY *k, EVP_PKEY *pub)
 	}
 }
 
+static void case_async(EVP_PKEY *k, EVP_PKEY *pub, struct p256sign *status)
+{
+	unsigned long before = connections_total(status);
+
+	for (int batch = 0; batch < 2; batch++)
+		async_batch(k, pub);
+	CHECK(connections_total(status) - before == 1);
+}
+
 /* A job whose daemon does not answer is woken by its deadline and fails with the timeout. */
 static void case_async_timeout(EVP_PKEY *pub, const char *module_dir)
 {
@@ -546,7 +557,7 @@ static void case_async_timeout(EVP_PKEY *pub, const char *module_dir)
 	CHECK((j.wctx = ASYNC_WAIT_CTX_new()) != NULL);
 	daemon_signal(&signd, SIGSTOP);
 	CHECK(run_job(&j) == 0);
-	resume_ready(&j, 1, 3000);	/* the timer, after 300 ms */
+	resume_ready(&j, 1, 3000);	/* woken by the reader at the deadline, 300 ms */
 	daemon_signal(&signd, SIGCONT);
 	CHECK(j.done && j.ret == 0);
 	check_error("no response from the daemon before the timeout");
@@ -595,10 +606,10 @@ int main(int argc, char **argv)
 	CHECK_RC(p256sign_connect(&status, signd.socket), 0);
 	case_threads(k, pub, status);
 	case_fork(k, pub, status);
-	p256sign_close(status);
 	case_restart_gap(k, pub);
 	case_timeout(pub, argv[3]);
-	case_async(k, pub);
+	case_async(k, pub, status);
+	p256sign_close(status);
 	case_async_timeout(pub, argv[3]);
 
 	daemon_stop(&signd);

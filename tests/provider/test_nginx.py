@@ -3,49 +3,27 @@
 """Debian 12's nginx with its key in p256signd: the provider loaded by an openssl.cnf of the
 test's own (default first), the key as a key-reference file from p256signctl export-key-ref,
 two forked workers running as nobody (master_process on), serving HTTPS on 127.0.0.1 to curl
-over TLS 1.3 and TLS 1.2 (ECDHE-ECDSA), every handshake verified, from four clients at once.
+and to bench-handshake over TLS 1.3 and TLS 1.2 (ECDHE-ECDSA), 1,040 handshakes, each one
+verified and signed once by the daemon, from four clients at once.
 The signatures are made in the workers, through connections of their own.
-Usage: test_nginx.py P256SIGND P256SIGNCTL MODULE_DIR NGINX [SANITIZER_PRELOAD]"""
+Usage: test_nginx.py P256SIGND P256SIGNCTL MODULE_DIR BENCH_HANDSHAKE NGINX [SANITIZER_PRELOAD]"""
 import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from providerlib import (children, connections_total, curls_ok,  # noqa: E402
-                         daemon_with_key, free_port, path, stop_process, wait_listening,
+from providerlib import (children, connections_total, daemon_with_key,  # noqa: E402
+                         free_port, handshakes_signed, path, start_nginx, stop_process,
                          write_openssl_cnf)
 import providerlib  # noqa: E402
 from daemonlib import check  # noqa: E402
 
 daemon_bin, nginx = providerlib.init_server_test(sys.argv)
-HANDSHAKES = 100    # per TLS version
+CURLS = 20          # per TLS version, with curl
+HANDSHAKES = 500    # per TLS version, with bench-handshake
 
-NGINX_CONF = """daemon off;
-master_process on;
-worker_processes 2;
-pid %(dir)s/nginx.pid;
-error_log %(dir)s/error.log info;
-events { worker_connections 64; }
-http {
-    log_format pid '$pid $ssl_protocol';
-    access_log %(dir)s/access.log pid;
-    client_body_temp_path %(dir)s/client_body;
-    proxy_temp_path %(dir)s/proxy;
-    fastcgi_temp_path %(dir)s/fastcgi;
-    uwsgi_temp_path %(dir)s/uwsgi;
-    scgi_temp_path %(dir)s/scgi;
-    server {
-        listen 127.0.0.1:%(port)d ssl;
-        ssl_certificate %(dir)s/web.pem;
-        ssl_certificate_key %(dir)s/web.key-ref.pem;
-        ssl_protocols TLSv1.2 TLSv1.3;
-        location / { return 200 "ok\\n"; }
-    }
-}
-"""
 
 
 def main():
@@ -53,20 +31,16 @@ def main():
     # the key's allow list name them.
     d, _ = daemon_with_key(daemon_bin, allow={"users": ["nobody"]}, socket_mode="0666")
     port = free_port()
-    with open(path("nginx.conf"), "w") as f:
-        f.write(NGINX_CONF % {"dir": providerlib.tmp, "port": port})
     os.chmod(providerlib.tmp, 0o755)    # the workers read nothing there but write the logs
     env = write_openssl_cnf()
-    log = open(path("nginx.out"), "wb")
     before = connections_total(d)
-    proc = subprocess.Popen([nginx, "-p", providerlib.tmp, "-c", path("nginx.conf")], env=env,
-                            stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+    proc = start_nginx(nginx, providerlib.tmp, port, path("web.pem"), path("web.key-ref.pem"),
+                       env)
     try:
-        wait_listening(proc, port, path("nginx.out"))
-        workers = children(proc.pid)
+        workers = children(proc.pid, 2)
         check(len(workers) == 2, "nginx has %d workers" % len(workers))
-        jobs = ["1.3", "1.2"] * HANDSHAKES
-        curls_ok(port, jobs)
+        handshakes_signed(d, port, CURLS, HANDSHAKES)
+        jobs = ["1.3", "1.2"] * (CURLS + HANDSHAKES)
         with open(path("access.log")) as f:
             lines = f.read().split("\n")[:-1]
         check(len(lines) == len(jobs), "%d requests logged" % len(lines))
@@ -78,7 +52,6 @@ def main():
         check(connections_total(d) - before >= 3, "the workers did not connect to the daemon")
     finally:
         stop_process(proc, signal.SIGQUIT)    # graceful stop of master and workers
-        log.close()
     with open(path("error.log")) as f:
         errors = [line for line in f if re.search(r"\[(emerg|alert|crit|error)\]", line)]
     check(not errors, "nginx logged errors:\n" + "".join(errors))

@@ -18,7 +18,8 @@ from providerlib import (PROVIDERS, connections_total, ctl_run, export_key_ref, 
                          free_port, make_cert, ok, openssl, path, plain_env, refused,
                          wait_listening)
 import providerlib  # noqa: E402
-from daemonlib import Daemon, check, openssl_key  # noqa: E402
+from daemonlib import (DER, STATUS, Daemon, E, check, frame, key_name,  # noqa: E402
+                       openssl_key, sign_req)
 
 daemon_bin = os.path.abspath(sys.argv[1])
 providerlib.init(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else "")
@@ -79,6 +80,13 @@ def check_handshake(port, version, rc, out):
 
 def handshake_ok(port, version):
     check_handshake(port, version, *handshake(port, version))
+
+
+def status(d):
+    c = d.client()
+    st = c.call(frame(STATUS, 1)).ok(STATUS).json()
+    c.close()
+    return st
 
 
 def main():
@@ -168,15 +176,16 @@ def main():
     handshake_ok(port, "1.2")
     stop_server(server)
 
-    # s_server -async: the signatures run inside ASYNC jobs, each TLS connection's on a daemon
-    # connection of its own: the server's are then the key load's and one per client; a
-    # blocking server would have only the first and its thread's.
+    # s_server -async: the signatures run inside ASYNC jobs, on the one daemon connection its
+    # thread's jobs share: the server's connections are the key load's and the jobs' (a
+    # blocking server signs on the key load's), plus this test's STATUS query.
     before = connections_total(d)
     server, port = start_server(uri, PROVIDERS + ["-async"])
     clients = [start_client(port, "1.3" if i % 2 else "1.2") for i in range(12)]
     for i, c in enumerate(clients):
         check_handshake(port, "1.3" if i % 2 else "1.2", *finish_client(c))
-    check(connections_total(d) - before == 1 + 12 + 1, "the async server used no job connections")
+    check(connections_total(d) - before == 1 + 1 + 1, "the async server's jobs did not share "
+          "one connection")
     stop_server(server)
 
     # The providers in the order p256sign, default: TLS 1.3 works (TLS 1.2 needs default first).
@@ -186,8 +195,7 @@ def main():
     d.stop()
 
     # A purpose-bound key ("tls-server"): the provider recognises the handshake's input and
-    # sends SIGN_TLS, so TLS 1.3 and TLS 1.2 handshakes work, blocking and async, while
-    # pkeyutl -sign through the same provider (a digest of the caller's choice) is refused.
+    # sends SIGN_TLS, so TLS 1.3 and TLS 1.2 handshakes work, blocking and async.
     d = Daemon(daemon_bin, keys=[{"name": "web", "file": key, "purpose": "tls-server"}],
                extra={"socket": path("s.sock")})
     for extra in ([], ["-async"]):
@@ -195,13 +203,21 @@ def main():
         handshake_ok(port, "1.3")
         handshake_ok(port, "1.2")
         stop_server(server)
-    refused("not allowed to use this key", "pkeyutl", *PROVIDERS, "-sign", "-inkey", uri,
-            "-in", path("digest"), "-out", path("sig2"))
+    # The provider refuses a digest (pkeyutl) and a message of the caller's choosing (dgst)
+    # itself, from the purpose it read at key load: no request reaches the daemon.
+    for args in (["pkeyutl", *PROVIDERS, "-sign", "-inkey", uri, "-in", path("digest"),
+                  "-out", path("sig2")],
+                 ["dgst", *PROVIDERS, "-sha256", "-sign", ref, "-out", path("sig2"),
+                  path("msg")]):
+        refused("key web has purpose tls-server: it signs TLS handshakes only", *args)
+    st = status(d)
+    check(st["signatures"] == 4 and not st["errors"].get("denied"),
+          "four handshakes signed by SIGN_TLS, the refused signatures never sent: %s" % st)
+    # The daemon refuses the same digest on its own (a client without the provider's check).
     c = d.client()
-    st = c.call(__import__("daemonlib").frame(7, 1)).json()
+    c.expect_error(sign_req(2, key_name("web"), digest, DER), E["denied"])
     c.close()
-    check(st["signatures"] == 4 and st["errors"]["denied"] == 1,
-          "four handshakes signed by SIGN_TLS, the digest denied: %s" % st)
+    check(status(d)["errors"]["denied"] == 1, "the daemon did not deny the digest")
     d.stop()
 
 
