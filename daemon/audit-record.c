@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: ISC */
+/* The members of audit records (audit-record.h). */
+#include "audit-record.h"
+
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "hex.h"
+#include "proto.h"
+
+int audit_sha256(const void *data, size_t n, uint8_t out[32])
+{
+	return EVP_Digest(data, n, out, NULL, EVP_sha256(), NULL) == 1 ? 0 : -1;
+}
+
+int audit_record_hex(json_t *rec, const char *name, const uint8_t *bytes, size_t n)
+{
+	char text[2 * 64 + 1];
+
+	if (n > 64)
+		return -1;
+	hex_encode(bytes, n, text);
+	return json_object_set_new(rec, name, json_string(text));
+}
+
+/* "2026-12-01T12:00:00.123456Z": UTC, microseconds. */
+static json_t *time_now(void)
+{
+	struct timespec ts;
+	struct tm tm;
+	char text[96];
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) != 0 || gmtime_r(&ts.tv_sec, &tm) == NULL)
+		return NULL;
+	snprintf(text, sizeof(text), "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900,
+	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000);
+	return json_string(text);
+}
+
+json_t *audit_record_new(const char *type)
+{
+	json_t *rec = json_object();
+
+	if (rec == NULL)
+		return NULL;
+	if (json_object_set_new(rec, "v", json_integer(1)) != 0 ||
+	    json_object_set_new(rec, "type", json_string(type)) != 0 ||
+	    json_object_set_new(rec, "seq", json_integer(0)) != 0 ||
+	    json_object_set_new(rec, "time", time_now()) != 0 ||
+	    json_object_set_new(rec, "prev", json_null()) != 0) {
+		json_decref(rec);
+		return NULL;
+	}
+	return rec;
+}
+
+int audit_record_chain(json_t *rec, uint64_t seq, const uint8_t prev[32])
+{
+	if (json_object_set_new(rec, "seq", json_integer((json_int_t)seq)) != 0)
+		return -1;
+	return audit_record_hex(rec, "prev", prev, 32);
+}
+
+/* peer: pid, uid, gid, and comm and unit where known (filled at accept). */
+static json_t *peer_json(const struct audit_request *r)
+{
+	json_t *p = json_pack("{s:i, s:I, s:I}", "pid", (int)r->peer->pid,
+	    "uid", (json_int_t)r->peer->uid, "gid", (json_int_t)r->peer->gid);
+
+	if (p != NULL && ((r->comm != NULL && json_object_set_new(p, "comm",
+		json_string(r->comm)) != 0) || (r->unit != NULL &&
+		json_object_set_new(p, "unit", json_string(r->unit)) != 0))) {
+		json_decref(p);
+		return NULL;
+	}
+	return p;
+}
+
+static int add_subject(json_t *rec, const struct audit_subject *s)
+{
+	json_t *tls;
+
+	switch (s->kind) {
+	case AUDIT_SUBJECT_DIGEST:
+		return audit_record_hex(rec, "digest", s->hash, s->len);
+	case AUDIT_SUBJECT_MESSAGE:
+		return audit_record_hex(rec, "message_sha256", s->hash, s->len);
+	case AUDIT_SUBJECT_TLS13:
+	case AUDIT_SUBJECT_TLS12:
+		tls = json_pack("{s:s, s:s}", "kind", s->kind == AUDIT_SUBJECT_TLS13 ? "tls13" :
+		    "tls12", "side", s->tls_client ? "client" : "server");
+		if (tls == NULL || audit_record_hex(tls, s->kind == AUDIT_SUBJECT_TLS13 ?
+			"transcript_hash" : "content_sha256", s->hash, s->len) != 0) {
+			json_decref(tls);
+			return -1;
+		}
+		return json_object_set_new(rec, "tls", tls);
+	default:
+		return 0;
+	}
+}
+
+int audit_record_request(json_t *rec, const struct audit_request *r)
+{
+	uint8_t sig_hash[32];
+
+	if (json_object_set_new(rec, "conn", json_integer((json_int_t)r->conn)) != 0 ||
+	    json_object_set_new(rec, "id", json_integer((json_int_t)r->id)) != 0 ||
+	    json_object_set_new(rec, "peer", peer_json(r)) != 0 ||
+	    json_object_set_new(rec, "op", json_string(r->op)) != 0 ||
+	    (r->key != NULL && json_object_set_new(rec, "key", json_string(r->key)) != 0) ||
+	    (r->key_id != NULL && audit_record_hex(rec, "key_id", r->key_id, 32) != 0) ||
+	    (r->subject != NULL && add_subject(rec, r->subject) != 0) ||
+	    json_object_set_new(rec, "result",
+		json_string(r->error == 0 ? "ok" : proto_error_tag(r->error))) != 0)
+		return -1;
+	if (r->sig != NULL && (audit_sha256(r->sig, r->sig_len, sig_hash) != 0 ||
+		audit_record_hex(rec, "sig_sha256", sig_hash, sizeof(sig_hash)) != 0))
+		return -1;
+	return json_object_set_new(rec, "us", json_integer((json_int_t)r->us));
+}
