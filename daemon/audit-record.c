@@ -4,14 +4,36 @@
 
 #include <openssl/evp.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "hex.h"
 #include "proto.h"
 
+/*
+ * Every record is hashed twice or three times and built member by member, for every request:
+ * SHA-256 is fetched from OpenSSL once (not on every call), and members and values that are
+ * ASCII by construction (our names, hex, the time) skip jansson's UTF-8 checks.
+ */
 int audit_sha256(const void *data, size_t n, uint8_t out[32])
 {
-	return EVP_Digest(data, n, out, NULL, EVP_sha256(), NULL) == 1 ? 0 : -1;
+	static EVP_MD *md;
+
+	if (md == NULL && (md = EVP_MD_fetch(NULL, "SHA2-256", NULL)) == NULL)
+		return -1;
+	return EVP_Digest(data, n, out, NULL, md, NULL) == 1 ? 0 : -1;
+}
+
+/* Sets member name (ASCII, ours) to value, taking the reference. 0 or -1. */
+static int set(json_t *obj, const char *name, json_t *value)
+{
+	return json_object_set_new_nocheck(obj, name, value);
+}
+
+/* A string value that is ASCII by construction. */
+static json_t *ascii(const char *text)
+{
+	return json_stringn_nocheck(text, strlen(text));
 }
 
 int audit_record_hex(json_t *rec, const char *name, const uint8_t *bytes, size_t n)
@@ -21,7 +43,7 @@ int audit_record_hex(json_t *rec, const char *name, const uint8_t *bytes, size_t
 	if (n > 64)
 		return -1;
 	hex_encode(bytes, n, text);
-	return json_object_set_new(rec, name, json_string(text));
+	return set(rec, name, json_stringn_nocheck(text, 2 * n));
 }
 
 /* "2026-12-01T12:00:00.123456Z": UTC, microseconds. */
@@ -35,7 +57,7 @@ static json_t *time_now(void)
 		return NULL;
 	snprintf(text, sizeof(text), "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900,
 	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000);
-	return json_string(text);
+	return ascii(text);
 }
 
 json_t *audit_record_new(const char *type)
@@ -44,11 +66,11 @@ json_t *audit_record_new(const char *type)
 
 	if (rec == NULL)
 		return NULL;
-	if (json_object_set_new(rec, "v", json_integer(1)) != 0 ||
-	    json_object_set_new(rec, "type", json_string(type)) != 0 ||
-	    json_object_set_new(rec, "seq", json_integer(0)) != 0 ||
-	    json_object_set_new(rec, "time", time_now()) != 0 ||
-	    json_object_set_new(rec, "prev", json_null()) != 0) {
+	if (set(rec, "v", json_integer(1)) != 0 ||
+	    set(rec, "type", ascii(type)) != 0 ||
+	    set(rec, "seq", json_integer(0)) != 0 ||
+	    set(rec, "time", time_now()) != 0 ||
+	    set(rec, "prev", json_null()) != 0) {
 		json_decref(rec);
 		return NULL;
 	}
@@ -57,7 +79,7 @@ json_t *audit_record_new(const char *type)
 
 int audit_record_chain(json_t *rec, uint64_t seq, const uint8_t prev[32])
 {
-	if (json_object_set_new(rec, "seq", json_integer((json_int_t)seq)) != 0)
+	if (set(rec, "seq", json_integer((json_int_t)seq)) != 0)
 		return -1;
 	return audit_record_hex(rec, "prev", prev, 32);
 }
@@ -65,12 +87,13 @@ int audit_record_chain(json_t *rec, uint64_t seq, const uint8_t prev[32])
 /* peer: pid, uid, gid, and comm and unit where known (filled at accept). */
 static json_t *peer_json(const struct audit_request *r)
 {
-	json_t *p = json_pack("{s:i, s:I, s:I}", "pid", (int)r->peer->pid,
-	    "uid", (json_int_t)r->peer->uid, "gid", (json_int_t)r->peer->gid);
+	json_t *p = json_object();
 
-	if (p != NULL && ((r->comm != NULL && json_object_set_new(p, "comm",
-		json_string(r->comm)) != 0) || (r->unit != NULL &&
-		json_object_set_new(p, "unit", json_string(r->unit)) != 0))) {
+	if (p == NULL || set(p, "pid", json_integer((json_int_t)r->peer->pid)) != 0 ||
+	    set(p, "uid", json_integer((json_int_t)r->peer->uid)) != 0 ||
+	    set(p, "gid", json_integer((json_int_t)r->peer->gid)) != 0 ||
+	    (r->comm != NULL && set(p, "comm", json_string(r->comm)) != 0) ||
+	    (r->unit != NULL && set(p, "unit", json_string(r->unit)) != 0)) {
 		json_decref(p);
 		return NULL;
 	}
@@ -95,7 +118,7 @@ static int add_subject(json_t *rec, const struct audit_subject *s)
 			json_decref(tls);
 			return -1;
 		}
-		return json_object_set_new(rec, "tls", tls);
+		return set(rec, "tls", tls);
 	default:
 		return 0;
 	}
@@ -105,18 +128,18 @@ int audit_record_request(json_t *rec, const struct audit_request *r)
 {
 	uint8_t sig_hash[32];
 
-	if (json_object_set_new(rec, "conn", json_integer((json_int_t)r->conn)) != 0 ||
-	    json_object_set_new(rec, "id", json_integer((json_int_t)r->id)) != 0 ||
-	    json_object_set_new(rec, "peer", peer_json(r)) != 0 ||
-	    json_object_set_new(rec, "op", json_string(r->op)) != 0 ||
-	    (r->key != NULL && json_object_set_new(rec, "key", json_string(r->key)) != 0) ||
+	if (set(rec, "conn", json_integer((json_int_t)r->conn)) != 0 ||
+	    set(rec, "id", json_integer((json_int_t)r->id)) != 0 ||
+	    set(rec, "peer", peer_json(r)) != 0 ||
+	    set(rec, "op", ascii(r->op)) != 0 ||
+	    (r->key != NULL && set(rec, "key", ascii(r->key)) != 0) ||
 	    (r->key_id != NULL && audit_record_hex(rec, "key_id", r->key_id, 32) != 0) ||
 	    (r->subject != NULL && add_subject(rec, r->subject) != 0) ||
-	    json_object_set_new(rec, "result",
-		json_string(r->error == 0 ? "ok" : proto_error_tag(r->error))) != 0)
+	    set(rec, "result",
+		ascii(r->error == 0 ? "ok" : proto_error_tag(r->error))) != 0)
 		return -1;
 	if (r->sig != NULL && (audit_sha256(r->sig, r->sig_len, sig_hash) != 0 ||
 		audit_record_hex(rec, "sig_sha256", sig_hash, sizeof(sig_hash)) != 0))
 		return -1;
-	return json_object_set_new(rec, "us", json_integer((json_int_t)r->us));
+	return set(rec, "us", json_integer((json_int_t)r->us));
 }

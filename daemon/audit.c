@@ -11,6 +11,7 @@
 
 #include "audit-file.h"
 #include "audit-journal.h"
+#include "audit-line.h"
 #include "clock.h"
 #include "hex.h"
 #include "log.h"
@@ -18,6 +19,11 @@
 /* Records unsealed this long get a `time` checkpoint; a failing write is retried as often. */
 #define TIME_CHECKPOINT_MS 2000
 #define RETRY_MS 250
+/* journald's socket: sd_journal_send drops a record silently when nobody listens there. */
+#define JOURNAL_SOCKET "/run/systemd/journal/socket"
+/* The longest line (a record is a few hundred bytes), and the batch buffer's first size. */
+#define RECORD_LINE_MAX 2048
+#define BUF_START 65536
 /* How long reopen and stop wait for the key-holder's seal. */
 #define SEAL_WAIT_MS 2000
 
@@ -39,7 +45,13 @@ int audit_init(struct audit *a, const struct config_audit *cfg, char *err, size_
 	a->fd = -1;
 	a->next_ticket = 1;
 	a->fail_closed = cfg->configured && cfg->fail_closed;
-	a->journal = !cfg->configured || cfg->journal;
+	a->journal = (!cfg->configured || cfg->journal) && access(JOURNAL_SOCKET, F_OK) == 0;
+	if (cfg->configured && cfg->journal && !a->journal) {
+		snprintf(err, errlen, "audit.journal: true, but journald does not listen (%s: %s): "
+		    "records handed to it would be lost; set \"journal\": false", JOURNAL_SOCKET,
+		    strerror(errno));
+		return -1;
+	}
 	if (cfg->file == NULL)
 		return 0;
 	if ((a->fd = audit_file_open(cfg->file)) < 0) {
@@ -101,6 +113,21 @@ static void journal_message(const json_t *rec, char *out, size_t len)
 	    key ? " key=" : "", key ? key : "", result ? " " : "", result ? result : "");
 }
 
+/* Room for one more line (and its newline) after fill bytes of a->buf. 0 or -1. */
+static int grow(struct audit *a, size_t fill)
+{
+	size_t cap = a->buf_cap ? 2 * a->buf_cap : BUF_START;
+	char *b;
+
+	while (cap - fill <= RECORD_LINE_MAX)
+		cap *= 2;
+	if ((b = realloc(a->buf, cap)) == NULL)
+		return -1;
+	a->buf = b;
+	a->buf_cap = cap;
+	return 0;
+}
+
 /* Chains the batch into lines in a->buf, sending each record to the journal; stops at the first
  * record the journal refuses. Returns how many are ready, their line ends in ends[], hashes in
  * hashes[]. */
@@ -111,31 +138,17 @@ static size_t chain_batch(struct audit *a, size_t *ends, uint8_t (*hashes)[32], 
 
 	*journal_err = 0;
 	for (i = 0; i < a->n; i++) {
-		char *line = NULL, msg[160];
-		size_t len;
+		char msg[160];
+		size_t len = 0;
 		int r;
 
-		if (audit_record_chain(a->batch[i].rec, a->seq + i + 1, prev) != 0 ||
-		    (line = json_dumps(a->batch[i].rec, JSON_PRESERVE_ORDER | JSON_COMPACT)) == NULL)
+		if (audit_record_chain(a->batch[i].rec, a->seq + i + 1, prev) != 0)
 			break;
-		len = strlen(line);
-		if (fill + len + 1 > a->buf_cap) {
-			size_t cap = 2 * (fill + len + 1) > 65536 ? 2 * (fill + len + 1) : 65536;
-			char *b = realloc(a->buf, cap);
-
-			if (b == NULL) {
-				free(line);
-				break;
-			}
-			a->buf = b;
-			a->buf_cap = cap;
-		}
-		if (audit_sha256(line, len, hashes[i]) != 0) {
-			free(line);
+		if (a->buf_cap - fill <= RECORD_LINE_MAX && grow(a, fill) != 0)
 			break;
-		}
-		memcpy(a->buf + fill, line, len);
-		free(line);
+		len = audit_line(a->batch[i].rec, a->buf + fill, RECORD_LINE_MAX);
+		if (len == 0 || audit_sha256(a->buf + fill, len, hashes[i]) != 0)
+			break;
 		a->buf[fill + len] = '\n';
 		fill += len + 1;
 		ends[i] = fill;
@@ -370,15 +383,11 @@ int audit_start(struct audit *a, struct event_base *base, const struct key_publi
 		return -1;
 	}
 	if (!a->cfg->configured) {
-		/* Best effort: the journal when it answers, else stderr. */
-		a->journal = 1;
+		/* Best effort: the journal when it listens, else stderr. */
+		if (!a->journal)
+			a->fd = STDERR_FILENO;
 		if (append_open(a, "start") == 0)
 			audit_flush(a);
-		if (a->failing) {
-			a->journal = 0;
-			a->failing = 0;
-			a->fd = STDERR_FILENO;
-		}
 		log_info("audit: not configured; request records go to %s, unsealed "
 		    "(docs/audit.md)", a->fd == STDERR_FILENO ? "stderr" : "the journal");
 		return 0;

@@ -626,6 +626,7 @@ int parent_main(const char *config_path)
 
 	d.ls.fd = -1;
 	d.kh.fd = -1;
+	d.audit.fd = -1;
 	if (start(&d, config_path) != 0)
 		d.failed = 1;
 	else if (busypoll_loop(d.base, d.cfg.busy_poll_us, &d.srv.activity) != 0) {
