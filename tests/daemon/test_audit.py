@@ -10,8 +10,10 @@ threads, every signature a client received has its record in the file; fail clos
 and on a full tmpfs (signing refused with audit-unavailable, PING answered, STATUS says why,
 signing back by itself once space is freed); fail_closed false keeps signing and counts the lost
 records; the configuration's audit section is checked."""
+import datetime
 import hashlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -50,6 +52,10 @@ def check_chain(recs, prev_line=None):
     for i, (line, r) in enumerate(recs):
         check(list(r)[:5] == ["v", "type", "seq", "time", "prev"] and r["v"] == 1,
               "the chain members first, in order: %s" % line)
+        check(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", r["time"]) and
+              abs(time.time() - datetime.datetime.strptime(r["time"], "%Y-%m-%dT%H:%M:%S.%fZ")
+                  .replace(tzinfo=datetime.timezone.utc).timestamp()) < 600,
+              "time is UTC with microseconds: %s" % r["time"])
         before = recs[i - 1][0] if i > 0 else prev_line
         if before is None:
             check(r["seq"] == 1 and r["prev"] == ZERO, "a new chain starts at 1 with zeros")
