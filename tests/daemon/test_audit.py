@@ -216,6 +216,7 @@ def restart_and_reopen(binary, s, recs, spki, kid):
     d = s.daemon(binary)
     c = d.client()
     c.call(sign_req(1, key_name("rfc"), RFC_DIGEST)).ok(SIGN)
+    time.sleep(2.8)     # records unsealed for 2 s get a time checkpoint
     os.rename(s.file, s.file + ".1")
     d.proc.send_signal(signal.SIGHUP)
     d.wait_for("READY=1")
@@ -233,6 +234,8 @@ def restart_and_reopen(binary, s, recs, spki, kid):
     check(old[-1][1]["type"] == "checkpoint" and old[-1][1]["reason"] == "reopen" and
           old[-1][1]["covers_seq"] == old[-1][1]["seq"] - 1, "the old file ends with reopen")
     check(new[0][1]["type"] == "open" and new[0][1]["reason"] == "reopen", "new file opens")
+    check(any(r["type"] == "checkpoint" and r["reason"] == "time" and r["covers_seq"] ==
+              old[len(recs) + 1][1]["seq"] for _, r in old), "a time checkpoint seals the sign")
     check_chain(new, old[-1][0])
     check(any(r.get("sig_sha256") == sha(sig) for _, r in new), "the new file has the signature")
     check_checkpoints(old + new, spki, kid.hex(), s.tmp)
@@ -245,6 +248,27 @@ def restart_and_reopen(binary, s, recs, spki, kid):
     check_chain(again, records(s.file + ".1")[-1][0])
     os.unlink(s.file + ".1")
     os.unlink(s.file)
+
+
+def audit_key_kept(binary, s):
+    """A reload that would change the audit key is refused: the chain names one key."""
+    d = s.daemon(binary)
+    new = os.path.join(s.tmp, "new.pem")
+    openssl_key(new)
+    os.rename(new, s.audit_key)
+    d.proc.send_signal(signal.SIGHUP)
+    end = time.monotonic() + 10
+    while "reload refused" not in d.log_text():
+        check(time.monotonic() < end, "reload refused: %s" % d.log_text())
+        time.sleep(0.05)
+    check("the audit key audit must stay the same key" in d.log_text(), "says why")
+    c = d.client()
+    c.call(sign_req(1, key_name("rfc"), RFC_DIGEST)).ok(SIGN)
+    c.close()
+    d.stop()
+    os.unlink(s.file)
+    openssl_key(new)    # a fresh audit key and file for what follows
+    os.rename(new, s.audit_key)
 
 
 def kill_under_load(binary, s):
@@ -403,6 +427,7 @@ def main():
     s = Setup()
     recs, spki, kid = every_request(binary, s)
     restart_and_reopen(binary, s, recs, spki, kid)
+    audit_key_kept(binary, s)
     kill_under_load(binary, s)
     full_device(binary, s)
     full_tmpfs(binary, s)
