@@ -237,7 +237,7 @@ static int get_allow(struct ctx *x, json_t *o, const char *key, struct policy_ac
 static int get_purpose(struct ctx *x, json_t *o, const char *where, enum policy_purpose *out)
 {
 	static const enum policy_purpose all[] = { POLICY_PURPOSE_ANY, POLICY_PURPOSE_TLS_SERVER,
-		POLICY_PURPOSE_TLS_CLIENT };
+		POLICY_PURPOSE_TLS_CLIENT, POLICY_PURPOSE_AUDIT };
 	char *s = NULL;
 	int r = 0;
 
@@ -245,7 +245,8 @@ static int get_purpose(struct ctx *x, json_t *o, const char *where, enum policy_
 		return -1;
 	if (s == NULL)
 		return 0;
-	r = fail(x, where, "purpose", "must be \"any\", \"tls-server\" or \"tls-client\"");
+	r = fail(x, where, "purpose",
+	    "must be \"any\", \"tls-server\", \"tls-client\" or \"audit\"");
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		if (strcmp(s, policy_purpose_name(all[i])) == 0) {
 			*out = all[i];
@@ -325,6 +326,45 @@ static int get_keys(struct ctx *x, json_t *root, struct config *cfg)
 	return 0;
 }
 
+/* The "audit" section: "file" needs "key", and "key" names a configured key of purpose audit. */
+static int get_audit(struct ctx *x, json_t *root, struct config *cfg)
+{
+	static const char *const fields[] = { "journal", "file", "key", "checkpoint_every",
+		"fail_closed", NULL };
+	struct config_audit *a = &cfg->audit;
+	json_t *o = json_object_get(root, "audit");
+	size_t i;
+
+	if (o == NULL)
+		return 0;
+	if (!json_is_object(o))
+		return fail(x, "", "audit", "must be an object");
+	a->configured = 1;
+	if (check_fields(x, o, "audit", fields) != 0 ||
+	    get_bool(x, o, "audit", "journal", &a->journal) != 0 ||
+	    get_str(x, o, "audit", "file", 0, &a->file) != 0 ||
+	    get_str(x, o, "audit", "key", 0, &a->key) != 0 ||
+	    get_uint(x, o, "audit", "checkpoint_every", 1, 1000000000, &a->checkpoint_every) != 0 ||
+	    get_bool(x, o, "audit", "fail_closed", &a->fail_closed) != 0)
+		return -1;
+	if (a->file != NULL && a->file[0] != '/')
+		return fail(x, "audit", "file", "must be an absolute path");
+	if (a->file != NULL && a->key == NULL)
+		return fail(x, "audit", "key", "missing: an audit file is sealed by an audit key");
+	if (!a->journal && a->file == NULL)
+		return fail(x, "audit", "file", "missing: with \"journal\" false, records need a file");
+	if (a->key == NULL)
+		return 0;
+	for (i = 0; i < cfg->nkeys && strcmp(cfg->keys[i].name, a->key) != 0; i++)
+		;
+	if (i == cfg->nkeys)
+		return fail(x, "audit", "key", "no key is named \"%s\"", a->key);
+	if (cfg->keys[i].purpose != POLICY_PURPOSE_AUDIT)
+		return fail(x, "audit", "key", "keys[%zu] (%s) must have \"purpose\": \"audit\"", i,
+		    a->key);
+	return 0;
+}
+
 static void set_defaults(struct config *cfg)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -345,6 +385,8 @@ static void set_defaults(struct config *cfg)
 		.request_timeout_ms = 4000,
 		.shutdown_timeout_ms = 10000,
 	};
+	cfg->audit = (struct config_audit){ .journal = 1, .checkpoint_every = 1000,
+		.fail_closed = 1 };
 }
 
 /*
@@ -378,7 +420,7 @@ out:
 int config_load(const char *path, struct config *cfg, char *err, size_t errlen)
 {
 	static const char *const fields[] = { "socket", "socket_mode", "socket_group", "user",
-		"signer_user", "workers", "busy_poll_us", "limits", "keys", NULL };
+		"signer_user", "workers", "busy_poll_us", "limits", "keys", "audit", NULL };
 	struct ctx x = { .path = path, .err = err, .errlen = errlen };
 	json_error_t je;
 	json_t *root = NULL;
@@ -411,7 +453,8 @@ int config_load(const char *path, struct config *cfg, char *err, size_t errlen)
 	    get_str(&x, root, "", "signer_user", 0, &cfg->signer_user) != 0 ||
 	    get_uint(&x, root, "", "workers", 1, WORKERS_MAX, &cfg->workers) != 0 ||
 	    get_uint(&x, root, "", "busy_poll_us", 0, BUSY_POLL_MAX_US, &cfg->busy_poll_us) != 0 ||
-	    get_limits(&x, root, &cfg->limits) != 0 || get_keys(&x, root, cfg) != 0)
+	    get_limits(&x, root, &cfg->limits) != 0 || get_keys(&x, root, cfg) != 0 ||
+	    get_audit(&x, root, cfg) != 0)
 		goto out;
 	if (cfg->socket == NULL && (cfg->socket = strdup(CONFIG_SOCKET_DEFAULT)) == NULL) {
 		snprintf(err, errlen, "%s: out of memory", path);
@@ -458,5 +501,7 @@ void config_free(struct config *cfg)
 	free(cfg->socket_group);
 	free(cfg->user);
 	free(cfg->signer_user);
+	free(cfg->audit.file);
+	free(cfg->audit.key);
 	memset(cfg, 0, sizeof(*cfg));
 }

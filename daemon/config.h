@@ -38,6 +38,16 @@ struct config_limits {
 	unsigned worker_timeout_ms;	/* a signer silent this long is replaced */
 };
 
+/* "audit" (docs/config.md): where the records go and what seals them. */
+struct config_audit {
+	int configured;			/* the section is present */
+	int journal;			/* records to the journal too (default true) */
+	char *file;			/* the append-only file, or NULL */
+	char *key;			/* the audit key's name (a key of purpose "audit"), or NULL */
+	unsigned checkpoint_every;	/* records between two count checkpoints */
+	int fail_closed;		/* withhold signatures whose record was not written */
+};
+
 struct config {
 	char *path;			/* the file it was read from */
 	char *socket;
@@ -50,6 +60,7 @@ struct config {
 	struct config_limits limits;
 	struct config_key *keys;
 	size_t nkeys;
+	struct config_audit audit;
 };
 
 /*

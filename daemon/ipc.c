@@ -35,6 +35,10 @@ static const struct ipc_type_info {
 	T(IPC_RELOAD_FAILED, "reload-failed", PROC_KEYHOLDER, PROC_PARENT, 0, IPC_TEXT_MAX, 0),
 	T(IPC_SIGN_TLS, "sign-tls", PROC_PARENT, PROC_SIGNER, sizeof(struct ipc_sign_tls), 0,
 	    IPC_SIGNATURE),
+	T(IPC_AUDIT_SEAL, "audit-seal", PROC_PARENT, PROC_KEYHOLDER, sizeof(struct ipc_audit_seal),
+	    0, IPC_AUDIT_SEALED),
+	T(IPC_AUDIT_SEALED, "audit-sealed", PROC_KEYHOLDER, PROC_PARENT,
+	    sizeof(struct ipc_signature), 0, 0),
 #undef T
 };
 

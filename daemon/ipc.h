@@ -36,6 +36,8 @@ enum ipc_type {
 	IPC_RELOAD,		/* parent -> keyholder: no body; read the key set again */
 	IPC_RELOAD_FAILED,	/* keyholder -> parent: no fixed body; the reason as trailing text */
 	IPC_SIGN_TLS,		/* parent -> signer: struct ipc_sign_tls; answered by IPC_SIGNATURE */
+	IPC_AUDIT_SEAL,		/* parent -> keyholder: struct ipc_audit_seal; seal the audit log */
+	IPC_AUDIT_SEALED,	/* keyholder -> parent: struct ipc_signature (reply to IPC_AUDIT_SEAL) */
 	IPC_TYPE_MAX,
 };
 
@@ -60,6 +62,13 @@ struct ipc_sign_tls {
 struct ipc_signature {
 	int32_t result;		/* 0 or a negative enum p256_err code */
 	uint8_t sig[P256_SIG_LEN]; /* r || s when result is 0, zeros otherwise */
+};
+
+/* A checkpoint to sign with the audit key: the key-holder builds the seal digest from these
+ * itself (proto/audit-seal.h), so the audit key signs nothing else. */
+struct ipc_audit_seal {
+	uint8_t covers_hash[32];	/* SHA-256 of the audit line sealed */
+	uint64_t covers_seq;		/* its sequence number */
 };
 
 /* The public half of one key; the parent derives the key id and SubjectPublicKeyInfo itself. */

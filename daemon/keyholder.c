@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "audit-seal.h"
 #include "ipc.h"
 #include "keys.h"
 #include "log.h"
@@ -165,6 +166,43 @@ static int restart_signer(struct keyholder *k, const uint8_t *body)
 	return 0;	/* its exit, reaped, starts the replacement */
 }
 
+/* The index of the audit key (config "audit.key", purpose audit) in kt, or -1. */
+static int audit_key(const struct config *cfg, const struct keytab *kt)
+{
+	for (size_t i = 0; cfg->audit.key != NULL && i < kt->n; i++)
+		if (strcmp(kt->pub[i].name, cfg->audit.key) == 0 &&
+		    kt->pub[i].purpose == POLICY_PURPOSE_AUDIT)
+			return (int)i;
+	return -1;
+}
+
+/* IPC_AUDIT_SEAL: the seal digest is built here from the hash and the number (the audit key signs
+ * checkpoints and nothing the parent chooses), then signed with a hedged nonce. */
+static int audit_seal(struct keyholder *k, const uint8_t *body)
+{
+	struct ipc_audit_seal m;
+	struct ipc_signature out = { .result = P256_ERR_INTERNAL };
+	uint8_t digest[P256_DIGEST_LEN];
+	int key = audit_key(k->cfg, &k->kt);
+
+	memcpy(&m, body, sizeof(m));
+	if (key >= 0 && audit_seal_digest(m.covers_hash, m.covers_seq, digest) == 0)
+		out.result = p256_sign(k->kt.priv[key].d, digest, P256_NONCE_HEDGED, NULL, 0, out.sig);
+	if (out.result != 0)
+		memset(out.sig, 0, sizeof(out.sig));
+	return send_msg(k, IPC_AUDIT_SEALED, &out, sizeof(out), -1);
+}
+
+/* A reload keeps the audit key: the open records and checkpoints of a chain name one key. */
+static int audit_key_kept(const struct keyholder *k, const struct keytab *kt)
+{
+	int old = audit_key(k->cfg, &k->kt), now = audit_key(k->cfg, kt);
+
+	if (old < 0)
+		return 1;
+	return now >= 0 && memcmp(k->kt.pub[old].point, kt->pub[now].point, P256_POINT_LEN) == 0;
+}
+
 /* The configuration's key set, read and checked as at start-up. 0, or -1 with err set. */
 static int load_again(const struct keyholder *k, struct config *cfg, struct keytab *kt,
 	char *err, size_t errlen)
@@ -174,6 +212,11 @@ static int load_again(const struct keyholder *k, struct config *cfg, struct keyt
 		return -1;
 	if (keys_lock(kt) != 0) {
 		snprintf(err, errlen, "cannot lock the keys in memory: %s", strerror(errno));
+		return -1;
+	}
+	if (!audit_key_kept(k, kt)) {
+		snprintf(err, errlen, "audit.key: the audit key %s must stay the same key on reload "
+		    "(a new audit key needs a restart)", k->cfg->audit.key);
 		return -1;
 	}
 	return 0;
@@ -211,6 +254,7 @@ static const struct {
 } handlers[] = {
 	{ IPC_SIGNER_RESTART, restart_signer },
 	{ IPC_RELOAD, reload },
+	{ IPC_AUDIT_SEAL, audit_seal },
 };
 
 /* One record from the parent: 0, 1 when the parent has gone, -1 on a fault. */
@@ -283,6 +327,7 @@ void keyholder_main(int fd, struct config *cfg, const struct proc_user *user)
 {
 	struct keyholder k = { .fd = fd, .cfg = cfg, .generation = 1, .sigfd = -1 };
 	char err[512], **dirs = NULL;
+	uint8_t digest[P256_DIGEST_LEN] = { 0 };
 	int r = -1;
 
 	if (keys_load(cfg, &k.kt, err, sizeof(err)) != 0) {
@@ -295,6 +340,11 @@ void keyholder_main(int fd, struct config *cfg, const struct proc_user *user)
 	}
 	if (keys_read_dirs(cfg, &dirs) != 0) {
 		log_error("keyholder: out of memory");
+		goto out;
+	}
+	/* OpenSSL loads its SHA-256 on first use, which the sandbox would refuse later. */
+	if (audit_seal_digest(digest, 0, digest) != 0) {
+		log_error("keyholder: SHA-256 is not available");
 		goto out;
 	}
 	if ((k.sigfd = watch_children()) < 0) {

@@ -156,6 +156,20 @@ void log_detach(void)
 	writable = NULL;
 }
 
+void log_lines(const char *lines, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		const char *nl = memchr(lines + off, '\n', len - off);
+		size_t n = nl != NULL ? (size_t)(nl - lines) + 1 - off : len - off;
+
+		append(lines + off, n);
+		off += n;
+	}
+	log_flush();
+}
+
 uint64_t log_dropped(void)
 {
 	return dropped;
@@ -197,39 +211,4 @@ void log_info(const char *fmt, ...)
 	message("", fmt, ap);
 	va_end(ap);
 	errno = saved;
-}
-
-/* A name a client chose, as one word: "-" for none, '?' for spaces and control bytes. */
-static const char *word(const char *s, char *out, size_t len)
-{
-	size_t i;
-
-	if (s == NULL || s[0] == '\0')
-		return "-";
-	for (i = 0; s[i] != '\0' && i + 1 < len; i++)
-		out[i] = s[i] > ' ' && s[i] < 0x7f ? s[i] : '?';
-	out[i] = '\0';
-	return out;
-}
-
-int log_request(const struct log_request *r)
-{
-	int was_empty = buffered == 0;
-	char line[LINE_MAX], comm[32], unit[256];
-	int n;
-
-	n = snprintf(line, sizeof(line),
-	    "req pid=%d uid=%u gid=%u comm=%s unit=%s conn=%lu id=%u type=%s key=%s result=%s "
-	    "us=%llu\n",
-	    (int)r->peer->pid, (unsigned)r->peer->uid, (unsigned)r->peer->gid,
-	    word(r->comm, comm, sizeof(comm)), word(r->unit, unit, sizeof(unit)), r->conn,
-	    (unsigned)r->id, r->type, r->key, r->result, r->us);
-	if (n < 0)
-		return 0;
-	if ((size_t)n >= sizeof(line)) {
-		n = sizeof(line) - 1;
-		line[n - 1] = '\n';
-	}
-	append(line, (size_t)n);
-	return was_empty && buffered > 0;
 }

@@ -9,6 +9,7 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 #include <jansson.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "busypoll.h"
 #include "chan.h"
 #include "clock.h"
@@ -49,6 +51,7 @@ struct parent {
 	struct listener_socket ls;
 	struct pool pool;
 	struct server srv;
+	struct audit audit;
 	struct event_base *base;
 	struct chan kh;			/* the key-holder's channel */
 	pid_t kh_pid;
@@ -69,8 +72,9 @@ static void fail(struct parent *d, const char *why)
 
 static void status_text(const struct parent *d, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%llu requests served, %u/%u signers alive, %llu replaced, "
+	snprintf(buf, len, "%s%s%llu requests served, %u/%u signers alive, %llu replaced, "
 	    "%llu resent", d->srv.stopping ? "stopping; " : "",
+	    d->audit.failing ? "audit failing; " : "",
 	    (unsigned long long)d->srv.stats.requests, d->pool.alive, d->pool.want,
 	    (unsigned long long)d->pool.stats.replaced, (unsigned long long)d->pool.stats.resent);
 }
@@ -119,10 +123,13 @@ static int to_keyholder(struct parent *d, uint16_t type, const void *body, size_
 	return 0;
 }
 
+/* SIGHUP: the audit file is opened again (log rotation), and the key set read again. */
 static void hup_cb(evutil_socket_t sig, short what, void *arg)
 {
 	struct parent *d = arg;
 
+	if (d->ready)
+		audit_reopen(&d->audit);
 	if (!d->ready || d->reloading || d->srv.stopping) {
 		log_info("reload: %s; ignored", d->reloading ? "one is under way" : "not serving");
 		return;
@@ -144,6 +151,55 @@ static void chld_cb(evutil_socket_t sig, short what, void *arg)
 	}
 }
 
+/* ---- the audit's callbacks ------------------------------------------------------------- */
+
+static void keyholder_read_cb(evutil_socket_t sock, short what, void *arg);
+
+static int audit_seal_cb(void *arg, const struct ipc_audit_seal *m)
+{
+	struct parent *d = arg;
+
+	if (d->failed || d->kh.fd < 0)
+		return -1;
+	return to_keyholder(d, IPC_AUDIT_SEAL, m, sizeof(*m));
+}
+
+static int audit_wait_cb(void *arg, unsigned ms)
+{
+	struct parent *d = arg;
+	struct pollfd p = { .fd = d->kh.fd, .events = POLLIN };
+
+	if (d->failed || d->kh.fd < 0 || poll(&p, 1, (int)ms) < 0)
+		return -1;
+	if (p.revents != 0)
+		keyholder_read_cb(d->kh.fd, EV_READ, d);
+	return d->failed ? -1 : 0;
+}
+
+static void audit_written_cb(void *arg, uint64_t ok_through, uint64_t tried_through)
+{
+	struct parent *d = arg;
+
+	server_audit_written(&d->srv, ok_through, tried_through);
+}
+
+/* The audit log's first record, once the audit key's public half is known. */
+static int start_audit(struct parent *d)
+{
+	const struct audit_callbacks cbs = { .seal = audit_seal_cb, .wait = audit_wait_cb,
+		.written = audit_written_cb, .arg = d };
+	struct proto_key sel = { .kind = PROTO_KEY_NAME };
+	int k = -1;
+
+	if (d->cfg.audit.key != NULL && proto_key_name(&sel, d->cfg.audit.key) == 0)
+		k = keys_find(&d->kt, &sel);
+	if (d->cfg.audit.key != NULL && k < 0) {
+		log_error("audit: the key-holder sent no audit key %s", d->cfg.audit.key);
+		return -1;
+	}
+	return audit_start(&d->audit, d->base, k >= 0 ? &d->kt.pub[k] : NULL, &cbs);
+}
+
 /* ---- the pool's callbacks -------------------------------------------------------------- */
 
 static void ready_cb(void *arg, uint32_t gen)
@@ -161,6 +217,10 @@ static void ready_cb(void *arg, uint32_t gen)
 		log_info("reloaded: key set %u, %zu key(s), in use", gen, d->kt.n);
 		status_text(d, d->status, sizeof(d->status));
 		notify_ready(d->status);
+		return;
+	}
+	if (start_audit(d) != 0) {
+		fail(d, "cannot start the audit log");
 		return;
 	}
 	if (server_accept(&d->srv) != 0) {
@@ -244,7 +304,7 @@ static int on_key_public(struct parent *d, const uint8_t *body, size_t len, int 
 	if (m.generation != d->next_gen || m.index != d->next.n || m.index >= CONFIG_KEYS_MAX ||
 	    m.name_len == 0 || m.name_len > PROTO_NAME_MAX || p256_point_check(m.point) != 0 ||
 	    m.allow.nusers > POLICY_IDS_MAX || m.allow.ngroups > POLICY_IDS_MAX ||
-	    m.purpose > POLICY_PURPOSE_TLS_CLIENT)
+	    m.purpose > POLICY_PURPOSE_AUDIT)
 		return -1;
 	memcpy(name, m.name, m.name_len);
 	name[m.name_len] = '\0';
@@ -291,6 +351,15 @@ static int on_signer_exit(struct parent *d, const uint8_t *body, size_t len, int
 	return 0;
 }
 
+static int on_audit_sealed(struct parent *d, const uint8_t *body, size_t len, int *fd)
+{
+	struct ipc_signature m;
+
+	memcpy(&m, body, sizeof(m));
+	audit_sealed(&d->audit, &m);
+	return 0;
+}
+
 static int on_reload_failed(struct parent *d, const uint8_t *body, size_t len, int *fd)
 {
 	log_error("reload refused, the keys in use stay: %.*s", (int)len, (const char *)body);
@@ -311,6 +380,7 @@ static const struct {
 	{ IPC_SIGNER_FD, on_signer_fd },
 	{ IPC_SIGNER_EXIT, on_signer_exit },
 	{ IPC_RELOAD_FAILED, on_reload_failed },
+	{ IPC_AUDIT_SEALED, on_audit_sealed },
 };
 
 /* The one descriptor passed with a record, or -1; more than one is a fault (all closed). */
@@ -440,7 +510,11 @@ static int start_keyholder(struct parent *d, const struct proc_user *signer_user
  * from /dev/urandom) is loaded now, while the sandbox still allows opening files. */
 static int warm_up(void)
 {
+	time_t t = 0;
+	struct tm tm;
+
 	json_object_seed(0);
+	gmtime_r(&t, &tm);	/* glibc reads the time zone files once, even for UTC (audit times) */
 	return selftest_public() == 0 ? 0 : -1;
 }
 
@@ -450,6 +524,11 @@ static int start(struct parent *d, const char *path)
 	struct proc_user user, signer_user;
 
 	if (config_load(path, &d->cfg, err, sizeof(err)) != 0) {
+		log_error("%s", err);
+		return -1;
+	}
+	/* The audit file is opened, and its chain read back, while the parent may still read. */
+	if (audit_init(&d->audit, &d->cfg.audit, err, sizeof(err)) != 0) {
 		log_error("%s", err);
 		return -1;
 	}
@@ -476,7 +555,7 @@ static int start(struct parent *d, const char *path)
 		d->cfg.limits.worker_timeout_ms, &pool_cbs, d) != 0 ||
 	    start_keyholder(d, &signer_user) != 0)
 		return -1;
-	if (server_init(&d->srv, d->base, &d->cfg, &d->kt, &d->pool, d->ls.fd,
+	if (server_init(&d->srv, d->base, &d->cfg, &d->kt, &d->pool, &d->audit, d->ls.fd,
 	    request_handle) != 0) {
 		d->ls.fd = -1;
 		return -1;
@@ -524,7 +603,9 @@ static void finish(struct parent *d)
 	if (d->base != NULL) {
 		pool_cancel(&d->pool, PROTO_E_SHUTTING_DOWN);
 		server_free(&d->srv);
+		audit_stop(&d->audit);	/* the last records, and the stop checkpoint awaited */
 	}
+	audit_free(&d->audit);
 	pool_close(&d->pool);
 	stop_keyholder(d);
 	listen_cleanup(&d->cfg, &d->ls);
@@ -545,6 +626,7 @@ int parent_main(const char *config_path)
 
 	d.ls.fd = -1;
 	d.kh.fd = -1;
+	d.audit.fd = -1;
 	if (start(&d, config_path) != 0)
 		d.failed = 1;
 	else if (busypoll_loop(d.base, d.cfg.busy_poll_us, &d.srv.activity) != 0) {

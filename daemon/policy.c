@@ -43,6 +43,8 @@ int policy_purpose_allows(enum policy_purpose purpose, enum policy_op op)
 		return op == POLICY_SEE || op == POLICY_SIGN_TLS_SERVER;
 	case POLICY_PURPOSE_TLS_CLIENT:
 		return op == POLICY_SEE || op == POLICY_SIGN_TLS_CLIENT;
+	case POLICY_PURPOSE_AUDIT:
+		return op == POLICY_SEE;
 	default:
 		return 0;
 	}
@@ -53,6 +55,7 @@ const char *policy_purpose_name(enum policy_purpose purpose)
 	switch (purpose) {
 	case POLICY_PURPOSE_TLS_SERVER: return "tls-server";
 	case POLICY_PURPOSE_TLS_CLIENT: return "tls-client";
+	case POLICY_PURPOSE_AUDIT: return "audit";
 	default: return "any";
 	}
 }

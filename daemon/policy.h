@@ -18,6 +18,7 @@ enum policy_purpose {
 	POLICY_PURPOSE_ANY = 0,		/* SIGN, SIGN_MESSAGE */
 	POLICY_PURPOSE_TLS_SERVER = 1,	/* only handshake signatures the signer builds */
 	POLICY_PURPOSE_TLS_CLIENT = 2,
+	POLICY_PURPOSE_AUDIT = 3,	/* seals the audit log in the key-holder; no client signs */
 };
 
 /* A key's "allow": without one (set 0), only root and the daemon's own user may use it. */
@@ -47,7 +48,8 @@ enum policy_op {
  * neither root, nor the daemon's own user (daemon_uid) where the key has no acl, nor listed by
  * uid, primary gid or a supplementary group; or the key's purpose does not allow op: a key of
  * purpose "any" signs everything, a "tls-server" key only POLICY_SIGN_TLS_SERVER, a "tls-client"
- * key only POLICY_SIGN_TLS_CLIENT.
+ * key only POLICY_SIGN_TLS_CLIENT, an "audit" key nothing (it signs checkpoints only, in the
+ * key-holder).
  */
 int policy_allows(uid_t daemon_uid, const struct policy_peer *peer, const struct policy_acl *acl,
 	enum policy_purpose purpose, enum policy_op op);
@@ -55,7 +57,7 @@ int policy_allows(uid_t daemon_uid, const struct policy_peer *peer, const struct
 /* Whether a key of this purpose may do op, whoever asks (the signer checks this too). */
 int policy_purpose_allows(enum policy_purpose purpose, enum policy_op op);
 
-/* "any", "tls-server", "tls-client". */
+/* "any", "tls-server", "tls-client", "audit". */
 const char *policy_purpose_name(enum policy_purpose purpose);
 
 #endif

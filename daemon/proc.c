@@ -112,7 +112,6 @@ pid_t proc_fork(enum proc_role role, int socktype, int *fd)
 		log_error("socketpair for a %s: %s", proc_name(role), strerror(errno));
 		return -1;
 	}
-	log_flush();
 	if ((pid = fork()) < 0) {
 		log_error("fork of a %s: %s", proc_name(role), strerror(errno));
 		close(sv[0]);

@@ -23,6 +23,8 @@ struct signing {
 	uint8_t format;
 	char key_name[PROTO_NAME_MAX + 1];
 	uint8_t key_id[P256_KEY_ID_LEN];
+	struct audit_subject subject;	/* for its audit record */
+	int has_subject;
 	uint64_t start_us;
 };
 
@@ -55,6 +57,7 @@ static int find_key(struct server *s, struct reply_to *to, const struct proto_ke
 		return -1;
 	}
 	to->key = s->kt->pub[k].name;
+	to->key_id = s->kt->pub[k].id;
 	if ((e = allowed(s, to->conn, &s->kt->pub[k], op)) != 0) {
 		server_reply_error(s, to, (uint16_t)e);
 		return -1;
@@ -87,6 +90,11 @@ static void sign_request(struct server *s, const struct reply_to *to, int key, u
 	struct signing *g = NULL;
 	int r;
 
+	/* Fail closed: nothing is signed while its record could not be written. */
+	if (!audit_available(s->audit)) {
+		server_reply_error(s, to, PROTO_E_AUDIT_UNAVAILABLE);
+		return;
+	}
 	if (over_rate(s, to->conn, key) || server_request_hold(s, to->conn) != 0) {
 		server_reply_error(s, to, PROTO_E_OVERLOADED);
 		return;
@@ -97,7 +105,9 @@ static void sign_request(struct server *s, const struct reply_to *to, int key, u
 		return;
 	}
 	*g = (struct signing){ .srv = s, .conn = to->conn, .id = to->id, .type = to->type,
-		.format = format, .start_us = to->start_us };
+		.format = format, .start_us = to->start_us, .has_subject = to->subject != NULL };
+	if (to->subject != NULL)
+		g->subject = *to->subject;
 	memcpy(g->key_name, kp->name, sizeof(g->key_name));
 	memcpy(g->key_id, kp->id, sizeof(g->key_id));
 	r = tls != NULL ? pool_sign_tls(s->pool, (uint32_t)key, tls, g) :
@@ -114,10 +124,9 @@ void request_signed(void *ctx, uint16_t error, const uint8_t sig[P256_SIG_LEN])
 	struct signing *g = ctx;
 	struct server *s = g->srv;
 	struct reply_to to = { .conn = g->conn, .id = g->id, .type = g->type, .key = g->key_name,
+		.key_id = g->key_id, .subject = g->has_subject ? &g->subject : NULL,
 		.start_us = g->start_us };
-	struct proto_key sel = { .kind = PROTO_KEY_ID };
 	struct proto_response resp;
-	int k;
 
 	success_header(&resp, &to);
 	resp.format = g->format;
@@ -128,34 +137,21 @@ void request_signed(void *ctx, uint16_t error, const uint8_t sig[P256_SIG_LEN])
 		error = PROTO_E_INTERNAL;
 	if (error != 0)
 		server_reply_error(s, &to, error);
-	else {
-		memcpy(sel.id, g->key_id, sizeof(sel.id));
-		if ((k = keys_find(s->kt, &sel)) >= 0)
-			s->kt->pub[k].signatures++;
-		s->stats.signatures++;
-		server_reply(s, &to, &resp);
-	}
+	else
+		server_reply(s, &to, &resp);	/* counted as released when it is (server.c) */
 	server_request_done(s, g->conn);
 	free(g);
 }
 
-static void handle_sign(struct server *s, struct reply_to *to, const struct proto_request *req)
+/* SIGN and SIGN_MESSAGE: the digest, or the message's, is subject->hash (request_subject). */
+static void handle_sign(struct server *s, struct reply_to *to, const struct proto_request *req,
+	const struct audit_subject *subject)
 {
-	uint8_t digest[P256_DIGEST_LEN];
 	int k;
 
 	if ((k = find_key(s, to, &req->key, POLICY_SIGN)) < 0)
 		return;
-	if (req->h.type == PROTO_SIGN) {
-		sign_request(s, to, k, req->format, req->digest, NULL);
-		return;
-	}
-	/* The message is public, so it is hashed here and only its digest reaches a worker. */
-	if (EVP_Digest(req->message, req->message_len, digest, NULL, EVP_sha256(), NULL) != 1) {
-		server_reply_error(s, to, PROTO_E_INTERNAL);
-		return;
-	}
-	sign_request(s, to, k, req->format, digest, NULL);
+	sign_request(s, to, k, req->format, subject->hash, NULL);
 }
 
 /* SIGN_TLS: the server's or the client's side, as the key's purpose must allow. */
@@ -306,7 +302,7 @@ static json_t *status_json(const struct server *s)
 		return NULL;
 	/* "workers": the signers, named as in the configuration. */
 	return json_pack("{s:s, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-	    "s:b, s:I, s:o, s:I}",
+	    "s:b, s:I, s:o, s:I, s:o}",
 	    "version", P256SIGN_VERSION,
 	    "uptime_s", (json_int_t)((clock_now_us() / 1000 - s->stats.started_ms) / 1000),
 	    "workers", (int)s->pool->want, "workers_alive", (int)s->pool->alive,
@@ -321,7 +317,7 @@ static json_t *status_json(const struct server *s)
 	    "at_workers", (json_int_t)s->pool->inflight,
 	    "stopping", s->stopping,
 	    "max_frame_bytes", (json_int_t)s->cfg->limits.max_frame_bytes, "errors", errors,
-	    "log_lines_dropped", (json_int_t)log_dropped());
+	    "log_lines_dropped", (json_int_t)log_dropped(), "audit", audit_status_json(s->audit));
 }
 
 static void handle_json(struct server *s, struct reply_to *to, json_t *doc)
@@ -342,16 +338,69 @@ static void handle_json(struct server *s, struct reply_to *to, json_t *doc)
 	json_decref(doc);
 }
 
+/*
+ * What a signing request asks to have signed, for its audit record: SIGN's digest, the SHA-256 of
+ * SIGN_MESSAGE's message (public, so hashed here; only the digest reaches a signer), SIGN_TLS's
+ * transcript hash (TLS 1.3) or the SHA-256 of the randoms and params (TLS 1.2). 0, or -1 when
+ * hashing fails.
+ */
+static int request_subject(const struct proto_request *req, struct audit_subject *sub)
+{
+	const struct proto_tls *t = &req->tls;
+	EVP_MD_CTX *ctx;
+	int r = -1;
+
+	memset(sub, 0, sizeof(*sub));
+	sub->len = P256_DIGEST_LEN;
+	switch (req->h.type) {
+	case PROTO_SIGN:
+		sub->kind = AUDIT_SUBJECT_DIGEST;
+		memcpy(sub->hash, req->digest, P256_DIGEST_LEN);
+		return 0;
+	case PROTO_SIGN_MESSAGE:
+		sub->kind = AUDIT_SUBJECT_MESSAGE;
+		return audit_sha256(req->message, req->message_len, sub->hash);
+	case PROTO_SIGN_TLS:
+		sub->tls_client = t->side == PROTO_TLS_CLIENT;
+		if (t->kind == PROTO_TLS13_CERTIFICATE_VERIFY) {
+			sub->kind = AUDIT_SUBJECT_TLS13;
+			sub->len = t->hash_len <= sizeof(sub->hash) ? t->hash_len : sizeof(sub->hash);
+			memcpy(sub->hash, t->hash, sub->len);
+			return 0;
+		}
+		sub->kind = AUDIT_SUBJECT_TLS12;
+		if ((ctx = EVP_MD_CTX_new()) != NULL &&
+		    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1 &&
+		    EVP_DigestUpdate(ctx, t->client_random, sizeof(t->client_random)) == 1 &&
+		    EVP_DigestUpdate(ctx, t->server_random, sizeof(t->server_random)) == 1 &&
+		    EVP_DigestUpdate(ctx, t->params, t->params_len) == 1 &&
+		    EVP_DigestFinal_ex(ctx, sub->hash, NULL) == 1)
+			r = 0;
+		EVP_MD_CTX_free(ctx);
+		return r;
+	default:
+		sub->kind = AUDIT_SUBJECT_NONE;
+		return 0;
+	}
+}
+
 void request_handle(struct server *s, struct conn *c, const uint8_t *frame, size_t len,
 	uint64_t start_us)
 {
 	struct proto_request req;
 	struct reply_to to = { .conn = c, .start_us = start_us };
 	struct proto_response resp;
+	struct audit_subject subject;
 	int r = proto_decode_request(frame, len, &req);
 
 	to.id = req.h.id;
 	to.type = req.h.type;
+	if (r == 0 && request_subject(&req, &subject) != 0) {
+		server_reply_error(s, &to, PROTO_E_INTERNAL);
+		return;
+	}
+	if (r == 0 && subject.kind != AUDIT_SUBJECT_NONE)
+		to.subject = &subject;
 	if (r != 0) {
 		server_reply_error(s, &to, (uint16_t)-r);
 		return;
@@ -368,7 +417,7 @@ void request_handle(struct server *s, struct conn *c, const uint8_t *frame, size
 		break;
 	case PROTO_SIGN:
 	case PROTO_SIGN_MESSAGE:
-		handle_sign(s, &to, &req);
+		handle_sign(s, &to, &req, &subject);
 		break;
 	case PROTO_SIGN_TLS:
 		handle_sign_tls(s, &to, &req);

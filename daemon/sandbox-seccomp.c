@@ -135,6 +135,7 @@ static const struct allow keyholder_calls[] = {
 static const struct allow parent_calls[] = {
 	ANY("epoll_wait"),	/* libevent's loop */
 	ANY("epoll_ctl"),	/* libevent adding and removing descriptors */
+	ANY("poll"),		/* the key-holder's audit seal, awaited at reopen and stop */
 	ANY("accept4"),		/* new clients */
 	IF2("getsockopt", LOW32_EQ(1, SOL_SOCKET), LOW32_EQ(2, SO_PEERCRED)),	/* a client's uid */
 	IF2("getsockopt", LOW32_EQ(1, SOL_SOCKET), LOW32_EQ(2, SO_PEERGROUPS)),	/* its groups */

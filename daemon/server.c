@@ -20,7 +20,6 @@
 #define OUTPUT_HIGH 65536		/* stop taking requests while more replies are unread */
 #define OUTPUT_LOW 16384		/* and resume below this */
 #define FRAMES_PER_TURN 64		/* then let other connections have a turn */
-#define LOG_FLUSH_MS 20
 #define RETRY_ACCEPT_MS 100
 #define REFUSAL_LOG_MS 1000
 
@@ -43,6 +42,22 @@ struct conn {
 	int queued;			/* on the server's list of connections with replies to write */
 	TAILQ_ENTRY(conn) link;
 	TAILQ_ENTRY(conn) flush_link;
+};
+
+/* A signature reply held until its audit record is written (audit_holds), with what is needed to
+ * answer audit-unavailable instead when it is not. */
+struct held {
+	struct conn *conn;
+	uint64_t ticket;		/* its record's (audit.h) */
+	uint32_t id;
+	uint8_t type;
+	char key[PROTO_NAME_MAX + 1];
+	uint8_t key_id[P256_KEY_ID_LEN];
+	struct audit_subject subject;
+	int has_subject;
+	uint64_t start_us;
+	size_t len;
+	uint8_t bytes[PROTO_LEN_PREFIX + PROTO_HEADER_LEN + 8 + PROTO_SIG_MAX];
 };
 
 static struct timeval ms_tv(unsigned ms)
@@ -126,11 +141,6 @@ const struct ucred *server_conn_peer(const struct conn *c)
 	return &c->peer;
 }
 
-const struct peer_identity *server_conn_identity(const struct conn *c)
-{
-	return &c->identity;
-}
-
 struct policy_peer server_conn_policy_peer(const struct conn *c)
 {
 	return (struct policy_peer){ .uid = c->peer.uid, .gid = c->peer.gid, .groups = c->groups,
@@ -209,11 +219,16 @@ static void conn_flush(struct conn *c)
 	}
 }
 
+/* Record first, then release: the turn's audit records are written (and the signatures held
+ * for them released) before any reply of the turn is. The second write takes the records of the
+ * audit-unavailable answers that replaced signatures whose record could not be written. */
 static void flush_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct server *s = arg;
 	struct conn *c;
 
+	audit_flush(s->audit);
+	audit_flush(s->audit);
 	while ((c = TAILQ_FIRST(&s->to_flush)) != NULL) {
 		TAILQ_REMOVE(&s->to_flush, c, flush_link);
 		c->queued = 0;
@@ -223,7 +238,19 @@ static void flush_cb(evutil_socket_t fd, short what, void *arg)
 
 static void conn_write_cb(evutil_socket_t fd, short what, void *arg)
 {
-	conn_flush(arg);
+	struct conn *c = arg;
+
+	/* The socket drained: what is queued for it may include replies of this turn, whose records
+	 * go first. Releasing held replies cannot free c meanwhile. */
+	c->busy = 1;
+	audit_flush(c->srv->audit);
+	c->busy = 0;
+	if (c->ch.fd < 0) {
+		if (c->inflight == 0)
+			conn_free(c);
+		return;
+	}
+	conn_flush(c);
 }
 
 static void conn_take_frames(struct conn *c);
@@ -471,11 +498,6 @@ static void expire_cb(evutil_socket_t fd, short what, void *arg)
 	pool_expire(s->pool, s->cfg->limits.request_timeout_ms);
 }
 
-static void log_cb(evutil_socket_t fd, short what, void *arg)
-{
-	log_flush();
-}
-
 static void stop_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct server *s = arg;
@@ -486,7 +508,7 @@ static void stop_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 int server_init(struct server *s, struct event_base *base, const struct config *cfg,
-	struct keytab *kt, struct pool *pool, int fd, server_frame_fn frame)
+	struct keytab *kt, struct pool *pool, struct audit *audit, int fd, server_frame_fn frame)
 {
 	/* Timeouts are checked a few times per period, so a request is answered at most 25 %
 	 * after its deadline. */
@@ -503,6 +525,7 @@ int server_init(struct server *s, struct event_base *base, const struct config *
 	s->cfg = cfg;
 	s->kt = kt;
 	s->pool = pool;
+	s->audit = audit;
 	s->stats.started_ms = clock_now_us() / 1000;
 	TAILQ_INIT(&s->conns);
 	TAILQ_INIT(&s->to_flush);
@@ -521,7 +544,6 @@ int server_init(struct server *s, struct event_base *base, const struct config *
 	}
 	evconnlistener_set_error_cb(s->listener, accept_error_cb);
 	s->expire_ev = event_new(base, -1, EV_PERSIST, expire_cb, s);
-	s->log_ev = evtimer_new(base, log_cb, s);
 	s->stop_ev = evtimer_new(base, stop_cb, s);
 	s->retry_ev = evtimer_new(base, retry_cb, s);
 	s->flush_ev = evtimer_new(base, flush_cb, s);
@@ -532,7 +554,7 @@ int server_init(struct server *s, struct event_base *base, const struct config *
 	}
 	for (size_t i = 0; i < cfg->nkeys; i++)
 		ratelimit_init(&s->rates[i], cfg->keys[i].max_signatures_per_second);
-	if (s->expire_ev == NULL || s->log_ev == NULL || s->stop_ev == NULL ||
+	if (s->expire_ev == NULL || s->stop_ev == NULL ||
 	    s->retry_ev == NULL || s->flush_ev == NULL || s->refusal_ev == NULL ||
 	    event_add(s->expire_ev, &tv) != 0 || log_attach(base) != 0) {
 		log_error("cannot create timers");
@@ -584,8 +606,6 @@ void server_free(struct server *s)
 		evconnlistener_free(s->listener);
 	if (s->expire_ev != NULL)
 		event_free(s->expire_ev);
-	if (s->log_ev != NULL)
-		event_free(s->log_ev);
 	if (s->stop_ev != NULL)
 		event_free(s->stop_ev);
 	if (s->retry_ev != NULL)
@@ -597,28 +617,126 @@ void server_free(struct server *s)
 	free(s->rates);
 	log_flush();
 	log_detach();
+	free(s->held);	/* the connections they were for are gone */
+	s->held = NULL;
+	s->nheld = 0;
+}
+
+/* The reply's audit record: its ticket, or 0 when it could not be made. */
+static uint64_t record(struct server *s, const struct reply_to *to,
+	const struct proto_response *resp)
+{
+	const char *op = proto_type_name(to->type);
+	int error = resp->h.type == PROTO_ERROR;
+	struct audit_request r = {
+		.peer = &to->conn->peer, .conn = to->conn->number, .id = to->id,
+		.op = strcmp(op, "unknown") == 0 ? "frame" : op,
+		.key = to->key_id != NULL ? to->key : NULL, .key_id = to->key_id,
+		.subject = to->subject, .error = error ? resp->error : 0,
+		.sig = !error && resp->sig_len > 0 ? resp->sig : NULL, .sig_len = resp->sig_len,
+		.us = clock_now_us() - to->start_us,
+		.comm = to->conn->identity.comm[0] != '\0' ? to->conn->identity.comm : NULL,
+		.unit = to->conn->identity.unit[0] != '\0' ? to->conn->identity.unit : NULL,
+	};
+
+	return audit_request(s->audit, &r);
+}
+
+/* A signature released: counted for STATUS and the key's LIST_KEYS entry. */
+static void count_signature(struct server *s, const uint8_t key_id[P256_KEY_ID_LEN])
+{
+	struct proto_key sel = { .kind = PROTO_KEY_ID };
+	int k;
+
+	memcpy(sel.id, key_id, sizeof(sel.id));
+	if ((k = keys_find(s->kt, &sel)) >= 0)
+		s->kt->pub[k].signatures++;
+	s->stats.signatures++;
+}
+
+/* Keeps an encoded signature reply until its record is written; 0, or -1 when it cannot. The
+ * connection stays allocated meanwhile, and the stop waits for it, as for a request in flight. */
+static int hold(struct server *s, const struct reply_to *to, uint64_t ticket,
+	const uint8_t *bytes, size_t len)
+{
+	struct held *h;
+
+	if (ticket == 0 || to->key_id == NULL || len > sizeof(h->bytes))
+		return -1;
+	if (s->nheld == s->held_cap) {
+		size_t cap = s->held_cap ? 2 * s->held_cap : 64;
+
+		if ((h = realloc(s->held, cap * sizeof(*h))) == NULL)
+			return -1;
+		s->held = h;
+		s->held_cap = cap;
+	}
+	h = &s->held[s->nheld++];
+	*h = (struct held){ .conn = to->conn, .ticket = ticket, .id = to->id, .type = to->type,
+		.has_subject = to->subject != NULL, .start_us = to->start_us, .len = len };
+	snprintf(h->key, sizeof(h->key), "%s", to->key);
+	memcpy(h->key_id, to->key_id, sizeof(h->key_id));
+	if (to->subject != NULL)
+		h->subject = *to->subject;
+	memcpy(h->bytes, bytes, len);
+	to->conn->inflight++;
+	s->inflight++;
+	conn_queue(to->conn);	/* the flush at the end of the turn writes its record */
+	return 0;
+}
+
+/* A held reply whose record was written goes out; one whose record was not is answered
+ * audit-unavailable instead (a reply, and its own record, in place of the first). */
+static void release(struct server *s, struct held *h, int written)
+{
+	struct conn *c = h->conn;
+	struct reply_to to = { .conn = c, .id = h->id, .type = h->type, .key = h->key,
+		.key_id = h->key_id, .subject = h->has_subject ? &h->subject : NULL,
+		.start_us = h->start_us };
+
+	if (!written) {
+		s->stats.requests--;	/* counted again with its replacement */
+		server_reply_error(s, &to, PROTO_E_AUDIT_UNAVAILABLE);
+	} else if (c->ch.fd >= 0 && evbuffer_add(c->ch.out, h->bytes, h->len) != 0) {
+		log_error("conn %lu: out of memory", c->number);
+		conn_close(c);
+	} else {
+		count_signature(s, h->key_id);
+		conn_queue(c);
+	}
+	server_request_done(s, c);
+}
+
+void server_audit_written(void *arg, uint64_t ok_through, uint64_t tried_through)
+{
+	struct server *s = arg;
+	size_t keep = 0;
+
+	/* Replies made here are never held (errors), so the list does not grow meanwhile. */
+	for (size_t i = 0; i < s->nheld; i++) {
+		struct held h = s->held[i];
+
+		if (h.ticket > tried_through)
+			s->held[keep++] = h;
+		else
+			release(s, &h, h.ticket <= ok_through);
+	}
+	s->nheld = keep;
 }
 
 void server_reply(struct server *s, const struct reply_to *to, const struct proto_response *resp)
 {
 	static uint8_t buf[PROTO_LEN_PREFIX + PROTO_FRAME_MAX];
 	struct conn *c = to->conn;
-	struct log_request line = {
-		.peer = &c->peer, .comm = c->identity.comm, .unit = c->identity.unit,
-		.conn = c->number, .id = to->id,
-		.type = proto_type_name(to->type), .key = to->key ? to->key : "-",
-		.result = resp->h.type == PROTO_ERROR ? proto_error_tag(resp->error) : "ok",
-		.us = clock_now_us() - to->start_us,
-	};
-	struct timeval tv = ms_tv(LOG_FLUSH_MS);
+	int signature = resp->h.type != PROTO_ERROR && resp->sig_len > 0;
+	uint64_t ticket;
 	size_t len;
 
 	s->activity++;
 	s->stats.requests++;
 	if (resp->h.type == PROTO_ERROR && resp->error <= PROTO_E_MAX)
 		s->stats.errors[resp->error]++;
-	if (log_request(&line) && event_add(s->log_ev, &tv) != 0)
-		log_flush();	/* no timer to write the buffered lines later: write them now */
+	ticket = record(s, to, resp);
 	if (c->ch.fd < 0)
 		return;
 	if (proto_encode_response(resp, buf, sizeof(buf), &len) != 0) {
@@ -626,11 +744,20 @@ void server_reply(struct server *s, const struct reply_to *to, const struct prot
 		conn_close(c);
 		return;
 	}
+	if (signature && audit_holds(s->audit)) {
+		if (hold(s, to, ticket, buf, len) != 0) {
+			s->stats.requests--;
+			server_reply_error(s, to, PROTO_E_AUDIT_UNAVAILABLE);
+		}
+		return;
+	}
 	if (evbuffer_add(c->ch.out, buf, len) != 0) {
 		log_error("conn %lu: out of memory", c->number);
 		conn_close(c);
 		return;
 	}
+	if (signature && to->key_id != NULL)
+		count_signature(s, to->key_id);
 	if (resp->h.type == PROTO_ERROR && proto_error_closes(resp->error))
 		conn_close_after_write(c);
 	else

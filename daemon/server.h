@@ -7,16 +7,16 @@
 #include <sys/queue.h>
 #include <sys/socket.h>
 
+#include "audit.h"
 #include "config.h"
 #include "keys.h"
-#include "peer.h"
 #include "policy.h"
 #include "pool.h"
 #include "proto.h"
 
 /*
  * The parent's transport: the listening socket, client connections and their frames, limits and
- * timeouts, replies with their log lines, and the orderly stop. Each complete frame goes to the
+ * timeouts, replies with their audit records, and the orderly stop. Each complete frame goes to the
  * frame callback given to server_init (request_handle, request.h: the one function every request
  * passes through); the request layer answers through server_reply. A connection is opaque to it.
  */
@@ -47,7 +47,6 @@ struct server {
 	struct pool *pool;
 	struct evconnlistener *listener;
 	struct event *expire_ev;	/* request timeouts */
-	struct event *log_ev;		/* flushes batched log lines */
 	struct event *stop_ev;		/* bounds the orderly stop */
 	struct event *retry_ev;		/* resumes accepting after running out of descriptors */
 	struct event *flush_ev;		/* writes queued replies at the end of a loop turn */
@@ -55,6 +54,9 @@ struct server {
 	uint64_t refused[2];		/* since then: over max_connections, over the per-uid limit */
 	struct ratelimit *rates;	/* cfg->keys[i]'s max_signatures_per_second (ratelimit.h) */
 	uid_t daemon_uid;		/* the parent's own uid: may use keys without an "allow" */
+	struct audit *audit;
+	struct held *held;		/* signature replies waiting for their record to be written */
+	size_t nheld, held_cap;
 	TAILQ_HEAD(, conn) conns;
 	TAILQ_HEAD(, conn) to_flush;
 	unsigned nconns;
@@ -64,12 +66,14 @@ struct server {
 	struct server_stats stats;
 };
 
-/* Who a reply goes to and what the log line says about it. */
+/* Who a reply goes to and what its audit record says about the request. */
 struct reply_to {
 	struct conn *conn;
 	uint32_t id;
-	uint8_t type;			/* the request's type (for the log) */
-	const char *key;		/* key name for the log, or NULL */
+	uint8_t type;			/* the request's type; 0 for a frame without a readable one */
+	const char *key;		/* the name of the key it selects, or NULL when there is none */
+	const uint8_t *key_id;		/* that key's id, or NULL */
+	const struct audit_subject *subject;	/* what it asked to sign, or NULL */
 	uint64_t start_us;		/* when the frame was taken, CLOCK_MONOTONIC */
 };
 
@@ -79,7 +83,11 @@ struct reply_to {
  * -1 (logged).
  */
 int server_init(struct server *s, struct event_base *base, const struct config *cfg,
-	struct keytab *kt, struct pool *pool, int fd, server_frame_fn frame);
+	struct keytab *kt, struct pool *pool, struct audit *audit, int fd, server_frame_fn frame);
+
+/* The audit's `written` callback (audit.h): releases the signatures whose record was written,
+ * and answers audit-unavailable for those whose record was not. */
+void server_audit_written(void *arg, uint64_t ok_through, uint64_t tried_through);
 
 /* Starts accepting connections (after the workers passed their self-test). */
 int server_accept(struct server *s);
@@ -94,8 +102,13 @@ void server_stop(struct server *s);
 /* Closes every connection and frees what server_init made. */
 void server_free(struct server *s);
 
-/* Encodes and queues a reply (unless the connection is gone), counts it and logs it; an error
- * that ends the connection closes it once written. */
+/*
+ * Records the reply in the audit log, encodes and queues it (unless the connection is gone), and
+ * counts it; an error that ends the connection closes it once written. Replies leave at the end
+ * of the loop turn, after the audit records of the turn were written; a signature, when the
+ * audit fails closed, is held until its own record is written, and replaced by audit-unavailable
+ * when it could not be.
+ */
 void server_reply(struct server *s, const struct reply_to *to, const struct proto_response *resp);
 
 /* server_reply of the standard ERROR response with code. */
@@ -113,8 +126,6 @@ void server_request_done(struct server *s, struct conn *c);
 /* The peer's credentials (SO_PEERCRED at accept). */
 const struct ucred *server_conn_peer(const struct conn *c);
 
-/* The peer's process name and systemd unit, taken at accept ("" when unknown; peer.h). */
-const struct peer_identity *server_conn_identity(const struct conn *c);
 
 /* The peer as the access policy sees it: uid, gid and supplementary groups. */
 struct policy_peer server_conn_policy_peer(const struct conn *c);

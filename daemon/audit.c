@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: ISC */
+/* The audit log: records, the chain, checkpoints and the fail-closed state (audit.h). */
+#include "audit.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "audit-file.h"
+#include "audit-journal.h"
+#include "audit-line.h"
+#include "clock.h"
+#include "hex.h"
+#include "log.h"
+
+/* Records unsealed this long get a `time` checkpoint; a failing write is retried as often. */
+#define TIME_CHECKPOINT_MS 2000
+#define RETRY_MS 250
+/* journald's socket: sd_journal_send drops a record silently when nobody listens there. */
+#define JOURNAL_SOCKET "/run/systemd/journal/socket"
+/* The longest line (a record is a few hundred bytes), and the batch buffer's first size. */
+#define RECORD_LINE_MAX 2048
+#define BUF_START 65536
+/* How long reopen and stop wait for the key-holder's seal. */
+#define SEAL_WAIT_MS 2000
+
+static void fail_state(struct audit *a, const char *what, int err)
+{
+	if (!a->failing)
+		log_error("audit: %s: %s%s", what, strerror(err),
+		    a->fail_closed ? "; signing refused until it is written" : "; records are lost");
+	a->failing = 1;
+	snprintf(a->error, sizeof(a->error), "%s: %s", what, strerror(err));
+}
+
+int audit_init(struct audit *a, const struct config_audit *cfg, char *err, size_t errlen)
+{
+	char older[4096];
+
+	memset(a, 0, sizeof(*a));
+	a->cfg = cfg;
+	a->fd = -1;
+	a->next_ticket = 1;
+	a->fail_closed = cfg->configured && cfg->fail_closed;
+	a->journal = (!cfg->configured || cfg->journal) && access(JOURNAL_SOCKET, F_OK) == 0;
+	if (cfg->configured && cfg->journal && !a->journal) {
+		snprintf(err, errlen, "audit.journal: true, but journald does not listen (%s: %s): "
+		    "records handed to it would be lost; set \"journal\": false", JOURNAL_SOCKET,
+		    strerror(errno));
+		return -1;
+	}
+	if (cfg->file == NULL)
+		return 0;
+	if ((a->fd = audit_file_open(cfg->file)) < 0) {
+		snprintf(err, errlen, "audit.file: %s: %s", cfg->file, strerror(errno));
+		return -1;
+	}
+	if (audit_file_last(cfg->file, &a->seq, a->hash, err, errlen) != 0)
+		return -1;
+	/* An empty file after a rotation: the chain goes on from the file moved aside. */
+	if (a->seq == 0 && snprintf(older, sizeof(older), "%s.1", cfg->file) < (int)sizeof(older) &&
+	    audit_file_last(older, &a->seq, a->hash, err, errlen) != 0)
+		return -1;
+	a->last_plain_seq = a->seq;
+	return 0;
+}
+
+static int append(struct audit *a, json_t *rec, int checkpoint)
+{
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 64;
+		struct audit_entry *b = realloc(a->batch, cap * sizeof(*b));
+
+		if (b == NULL) {
+			json_decref(rec);
+			a->lost++;
+			return -1;
+		}
+		a->batch = b;
+		a->cap = cap;
+	}
+	a->batch[a->n++] = (struct audit_entry){ .rec = rec, .checkpoint = checkpoint };
+	return 0;
+}
+
+uint64_t audit_request(struct audit *a, const struct audit_request *r)
+{
+	json_t *rec = audit_record_new("request");
+
+	if (rec == NULL || audit_record_request(rec, r) != 0) {
+		json_decref(rec);
+		a->lost++;
+		return 0;
+	}
+	if (append(a, rec, 0) != 0)
+		return 0;
+	return a->next_ticket++;
+}
+
+/* The line people read in the journal. */
+static void journal_message(const json_t *rec, char *out, size_t len)
+{
+	const char *type = json_string_value(json_object_get(rec, "type"));
+	const char *op = json_string_value(json_object_get(rec, "op"));
+	const char *result = json_string_value(json_object_get(rec, "result"));
+	const char *key = json_string_value(json_object_get(rec, "key"));
+
+	snprintf(out, len, "audit %s %" JSON_INTEGER_FORMAT "%s%s%s%s%s%s", type,
+	    json_integer_value(json_object_get(rec, "seq")), op ? " " : "", op ? op : "",
+	    key ? " key=" : "", key ? key : "", result ? " " : "", result ? result : "");
+}
+
+/* Room for one more line (and its newline) after fill bytes of a->buf. 0 or -1. */
+static int grow(struct audit *a, size_t fill)
+{
+	size_t cap = a->buf_cap ? 2 * a->buf_cap : BUF_START;
+	char *b;
+
+	while (cap - fill <= RECORD_LINE_MAX)
+		cap *= 2;
+	if ((b = realloc(a->buf, cap)) == NULL)
+		return -1;
+	a->buf = b;
+	a->buf_cap = cap;
+	return 0;
+}
+
+/* Chains the batch into lines in a->buf, sending each record to the journal; stops at the first
+ * record the journal refuses. Returns how many are ready, their line ends in ends[], hashes in
+ * hashes[]. */
+static size_t chain_batch(struct audit *a, size_t *ends, uint8_t (*hashes)[32], int *journal_err)
+{
+	const uint8_t *prev = a->hash;
+	size_t i, fill = 0;
+
+	*journal_err = 0;
+	for (i = 0; i < a->n; i++) {
+		char msg[160];
+		size_t len = 0;
+		int r;
+
+		if (audit_record_chain(a->batch[i].rec, a->seq + i + 1, prev) != 0)
+			break;
+		if (a->buf_cap - fill <= RECORD_LINE_MAX && grow(a, fill) != 0)
+			break;
+		len = audit_line(a->batch[i].rec, a->buf + fill, RECORD_LINE_MAX);
+		if (len == 0 || audit_sha256(a->buf + fill, len, hashes[i]) != 0)
+			break;
+		a->buf[fill + len] = '\n';
+		fill += len + 1;
+		ends[i] = fill;
+		if (a->journal) {
+			journal_message(a->batch[i].rec, msg, sizeof(msg));
+			if ((r = audit_journal_send(a->batch[i].rec, msg)) != 0) {
+				*journal_err = -r;
+				break;
+			}
+		}
+		prev = hashes[i];
+	}
+	return i;
+}
+
+/* Writes the rest of a line cut short by an earlier write. 0, or -1 while it does not go. */
+static int write_tail(struct audit *a)
+{
+	size_t w;
+
+	if (a->tail_len == 0)
+		return 0;
+	w = audit_file_write(a->fd, a->tail, a->tail_len);
+	if (w < a->tail_len) {
+		memmove(a->tail, a->tail + w, a->tail_len - w);
+		a->tail_len -= w;
+		fail_state(a, "writing the audit file", errno);
+		return -1;
+	}
+	a->tail_len = 0;
+	return 0;
+}
+
+/* Keeps the part of a line after byte w of the batch (the line ends at end) for the next write. */
+static int keep_tail(struct audit *a, size_t w, size_t end)
+{
+	char *t = realloc(a->tail, end - w);
+
+	if (t == NULL)
+		return -1;
+	a->tail = t;
+	memcpy(a->tail, a->buf + w, end - w);
+	a->tail_len = end - w;
+	return 0;
+}
+
+static void maybe_seal(struct audit *a, const char *reason);
+
+void audit_flush(struct audit *a)
+{
+	uint64_t first = a->next_ticket - a->n;
+	size_t *ends = NULL, ready = 0, done = 0, chained = 0, i;
+	uint8_t (*hashes)[32] = NULL;
+	int journal_err = 0, file_err = 0;
+
+	if (a->n == 0 && a->tail_len == 0)
+		return;
+	if (a->n > 0 && ((ends = malloc(a->n * sizeof(*ends))) == NULL ||
+		(hashes = malloc(a->n * sizeof(*hashes))) == NULL))
+		goto out;
+	if (a->fd >= 0 && write_tail(a) != 0)
+		goto out;
+	ready = chain_batch(a, ends, hashes, &journal_err);
+	chained = done = ready;
+	if (a->fd >= 0 && ready > 0) {
+		size_t w = ends[ready - 1];
+
+		/* stderr, best effort (no audit configured): through the log's buffer, which
+		 * never waits for a reader and counts what it drops. */
+		if (a->fd == STDERR_FILENO)
+			log_lines(a->buf, w);
+		else
+			w = audit_file_write(a->fd, a->buf, w);
+
+		file_err = errno;
+		for (done = 0; done < ready && ends[done] <= w; done++)
+			;
+		chained = done;
+		/* A line cut short stays in the chain: the rest of it is written first next time. */
+		if (done < ready && w > (done ? ends[done - 1] : 0) &&
+		    keep_tail(a, w, ends[done]) == 0)
+			chained = done + 1;
+	}
+	for (i = 0; i < chained; i++) {
+		a->seq++;
+		memcpy(a->hash, hashes[i], sizeof(a->hash));
+		if (a->batch[i].checkpoint)
+			continue;
+		a->last_plain_seq = a->seq;
+		a->since_checkpoint++;
+	}
+	for (i = 0; i < done; i++)
+		a->checkpoints += a->batch[i].checkpoint;
+	a->records += done;
+out:
+	a->lost += a->n - done;
+	if (journal_err != 0)
+		fail_state(a, "sending to the journal", journal_err);
+	else if (done < a->n && a->fd >= 0 && ready > done)
+		fail_state(a, "writing the audit file", file_err);
+	else if (done < a->n)
+		fail_state(a, a->tail_len > 0 ? "writing the audit file" : "making the audit records",
+		    a->tail_len > 0 ? errno : ENOMEM);
+	else if (a->tail_len == 0)
+		a->failing = 0;
+	for (i = 0; i < a->n; i++)
+		json_decref(a->batch[i].rec);
+	a->n = 0;
+	free(ends);
+	free(hashes);
+	if (a->cb.written != NULL)
+		a->cb.written(a->cb.arg, first + done - 1, a->next_ticket - 1);
+	if (a->cfg->checkpoint_every > 0 && a->since_checkpoint >= a->cfg->checkpoint_every)
+		maybe_seal(a, "count");
+}
+
+int audit_available(const struct audit *a)
+{
+	return !(a->fail_closed && a->failing);
+}
+
+int audit_holds(const struct audit *a)
+{
+	return a->fail_closed;
+}
+
+/* Asks the key-holder to seal the last record written, unless a seal is out or the log is
+ * failing (a checkpoint seals only what is in the file). */
+static void maybe_seal(struct audit *a, const char *reason)
+{
+	if (!a->have_key || a->sealing || a->failing || a->tail_len > 0 || a->seq == 0)
+		return;
+	a->out.covers_seq = a->seq;
+	memcpy(a->out.covers_hash, a->hash, sizeof(a->out.covers_hash));
+	a->out_reason = reason;
+	a->since_checkpoint = 0;
+	if (a->cb.seal(a->cb.arg, &a->out) == 0)
+		a->sealing = 1;
+}
+
+void audit_sealed(struct audit *a, const struct ipc_signature *m)
+{
+	json_t *rec;
+
+	if (!a->sealing)
+		return;
+	a->sealing = 0;
+	if (m->result != 0) {
+		log_error("audit: the key-holder could not seal the log (%d)", (int)m->result);
+		return;
+	}
+	rec = audit_record_new("checkpoint");
+	if (rec == NULL ||
+	    json_object_set_new(rec, "reason", json_string(a->out_reason)) != 0 ||
+	    json_object_set_new(rec, "covers_seq", json_integer((json_int_t)a->out.covers_seq)) != 0 ||
+	    audit_record_hex(rec, "covers_hash", a->out.covers_hash, 32) != 0 ||
+	    audit_record_hex(rec, "key_id", a->key.id, sizeof(a->key.id)) != 0 ||
+	    audit_record_hex(rec, "sig", m->sig, sizeof(m->sig)) != 0) {
+		json_decref(rec);
+		a->lost++;
+		return;
+	}
+	a->covered_seq = a->out.covers_seq;
+	if (append(a, rec, 1) == 0) {
+		a->next_ticket++;
+		audit_flush(a);
+	}
+}
+
+/* A seal asked for and awaited (reopen, stop): the file then ends with its checkpoint. */
+static void seal_now(struct audit *a, const char *reason)
+{
+	uint64_t deadline = clock_now_us() + SEAL_WAIT_MS * 1000ULL;
+
+	audit_flush(a);
+	while (a->sealing && clock_now_us() < deadline && a->cb.wait(a->cb.arg, SEAL_WAIT_MS) == 0)
+		;	/* the seal already out comes first */
+	maybe_seal(a, reason);
+	while (a->sealing && clock_now_us() < deadline && a->cb.wait(a->cb.arg, SEAL_WAIT_MS) == 0)
+		;
+	if (a->sealing) {
+		log_error("audit: no %s checkpoint: the key-holder did not answer", reason);
+		a->sealing = 0;
+	}
+}
+
+static void timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct audit *a = arg;
+
+	if (a->failing)
+		audit_flush(a);	/* a retry: signing resumes once a write goes through */
+	if (++a->ticks < TIME_CHECKPOINT_MS / RETRY_MS)
+		return;
+	a->ticks = 0;
+	if (a->last_plain_seq > a->covered_seq)
+		maybe_seal(a, "time");
+}
+
+/* The `open` record of a file: reason, pid, and the audit key. 0 or -1. */
+static int append_open(struct audit *a, const char *reason)
+{
+	json_t *rec = audit_record_new("open"), *key = NULL;
+	char point[2 * P256_POINT_LEN + 1];
+
+	if (rec == NULL || json_object_set_new(rec, "reason", json_string(reason)) != 0 ||
+	    json_object_set_new(rec, "pid", json_integer((json_int_t)getpid())) != 0)
+		goto fail;
+	if (a->have_key) {
+		hex_encode(a->key.point, sizeof(a->key.point), point);
+		key = json_pack("{s:s, s:s, s:s}", "name", a->key.name, "key_id", a->key.id_hex,
+		    "public", point);
+		if (json_object_set_new(rec, "audit_key", key) != 0)
+			goto fail;
+	}
+	if (append(a, rec, 0) != 0)
+		return -1;
+	a->next_ticket++;
+	return 0;
+fail:
+	json_decref(rec);
+	a->lost++;
+	return -1;
+}
+
+int audit_start(struct audit *a, struct event_base *base, const struct key_public *key,
+	const struct audit_callbacks *cb)
+{
+	struct timeval tv = { .tv_sec = 0, .tv_usec = RETRY_MS * 1000 };
+
+	a->cb = *cb;
+	if (key != NULL) {
+		a->key = *key;
+		a->have_key = 1;
+	}
+	if ((a->timer = event_new(base, -1, EV_PERSIST, timer_cb, a)) == NULL ||
+	    event_add(a->timer, &tv) != 0) {
+		log_error("audit: cannot arm its timer");
+		return -1;
+	}
+	if (!a->cfg->configured) {
+		/* Best effort: the journal when it listens, else stderr. */
+		if (!a->journal)
+			a->fd = STDERR_FILENO;
+		if (append_open(a, "start") == 0)
+			audit_flush(a);
+		log_info("audit: not configured; request records go to %s, unsealed "
+		    "(docs/audit.md)", a->fd == STDERR_FILENO ? "stderr" : "the journal");
+		return 0;
+	}
+	log_info("audit: records to %s%s%s, sealed %s, fail %s", a->cfg->file ? a->cfg->file : "",
+	    a->cfg->file && a->journal ? " and " : "", a->journal ? "the journal" : "",
+	    a->have_key ? "by the audit key" : "by no key", a->fail_closed ? "closed" : "open");
+	if (append_open(a, "start") != 0)
+		return -1;
+	audit_flush(a);
+	return 0;
+}
+
+void audit_reopen(struct audit *a)
+{
+	int fd;
+
+	if (a->cfg->file == NULL)
+		return;
+	seal_now(a, "reopen");
+	if ((fd = audit_file_open(a->cfg->file)) < 0) {
+		/* The old file stays in use: better a rotation that did not happen than no record. */
+		fail_state(a, "reopening the audit file", errno);
+		return;
+	}
+	if (a->tail_len > 0)
+		log_error("audit: a record cut short stays unfinished in the old file");
+	a->tail_len = 0;
+	close(a->fd);
+	a->fd = fd;
+	log_info("audit: %s reopened, the chain goes on at seq %llu", a->cfg->file,
+	    (unsigned long long)a->seq + 1);
+	if (append_open(a, "reopen") == 0)
+		audit_flush(a);
+}
+
+void audit_stop(struct audit *a)
+{
+	if (a->timer == NULL)
+		return;	/* never started */
+	seal_now(a, "stop");
+	audit_flush(a);
+}
+
+json_t *audit_status_json(const struct audit *a)
+{
+	json_t *o;
+
+	if (!a->cfg->configured)
+		return json_string("not configured");
+	o = json_pack("{s:s, s:I, s:I, s:I, s:I}", "state", a->failing ? "failing" : "ok",
+	    "seq", (json_int_t)a->seq, "records", (json_int_t)a->records,
+	    "lost", (json_int_t)a->lost, "checkpoints", (json_int_t)a->checkpoints);
+	if (o != NULL && a->failing && json_object_set_new(o, "error", json_string(a->error)) != 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+void audit_free(struct audit *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		json_decref(a->batch[i].rec);
+	free(a->batch);
+	free(a->buf);
+	free(a->tail);
+	if (a->timer != NULL)
+		event_free(a->timer);
+	if (a->fd >= 0 && a->fd != STDERR_FILENO)
+		close(a->fd);
+	memset(a, 0, sizeof(*a));
+	a->fd = -1;
+}
