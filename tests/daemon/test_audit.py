@@ -174,12 +174,15 @@ def every_request(binary, s):
     check({r["reason"] for _, r in recs if r["type"] == "checkpoint"} >= {"count", "stop"},
           "count and stop checkpoints")
     req = {r["id"]: r for _, r in recs if r["type"] == "request" and r["conn"] == 1}
-    me = {"pid": os.getpid(), "uid": os.getuid(), "gid": os.getgid()}
+    # SO_PEERCRED, and the process name read at accept (its unit, if any, is not checked).
+    me = {"pid": os.getpid(), "uid": os.getuid(), "gid": os.getgid(),
+          "comm": open("/proc/self/comm").read().strip()}
     for i in got:
         check(req[i]["result"] == "ok" and req[i]["sig_sha256"] == sha(got[i]),
               "id %d: sig_sha256 is the signature received" % i)
     for i in range(10, 24):
-        check(req[i]["peer"] == me and isinstance(req[i]["us"], int), "id %d: peer and us" % i)
+        check({k: req[i]["peer"].get(k) for k in me} == me and isinstance(req[i]["us"], int),
+              "id %d: peer and us" % i)
     check(req[10]["op"] == "sign" and req[10]["digest"] == RFC_DIGEST.hex() and
           req[10]["key"] == "rfc" and req[10]["key_id"] == rfc_id.hex(), "SIGN's record")
     check(req[11]["key_id"] == rfc_id.hex() and req[11]["key"] == "rfc", "SIGN by key id")

@@ -5,6 +5,7 @@
 renames itself (prctl PR_SET_NAME) and is moved into a cgroup named like a service (root only,
 removed again); the name's space and newline are logged as '?'; a client outside any unit is
 logged with unit=-."""
+import json
 import os
 import subprocess
 import sys
@@ -62,15 +63,17 @@ def main():
         os.rmdir(cgroup)    # its process has exited
     odd = client(d.socket, "a b\nc")
     log = d.stop()
-    lines = [l for l in log.splitlines() if l.startswith("req ") and " id=77 " in l]
-    check(len(lines) == 2, "two PING lines: %s" % lines)
-    check(lines[0].startswith("req pid=%d uid=0 gid=0 comm=p256-idtest unit=%s " %
-                              (in_unit, unit)), "the renamed client in its unit: %s" % lines[0])
+    # The audit records (none configured: on stderr) carry what was taken at accept.
+    records = [json.loads(l) for l in log.splitlines() if l.startswith('{"v":1,"type":"request"')]
+    peers = [r["peer"] for r in records if r["op"] == "ping" and r["id"] == 77]
+    check(len(peers) == 2, "two PING records: %s" % peers)
+    check(peers[0] == {"pid": in_unit, "uid": 0, "gid": 0, "comm": "p256-idtest", "unit": unit},
+          "the renamed client in its unit: %s" % peers[0])
     # Outside systemd (the root cgroup) the client is in no unit; under it, in the test's own.
     mine = open("/proc/self/cgroup").read()
-    check(lines[1].startswith("req pid=%d uid=0 gid=0 comm=a?b?c unit=" % odd) and
-          (" unit=- " in lines[1] or "0::/\n" not in mine),
-          "a name with a space and a newline: %s" % lines[1])
+    check(peers[1]["pid"] == odd and peers[1]["comm"] == "a b\nc" and
+          ("unit" not in peers[1] or "0::/\n" not in mine),
+          "a name with a space and a newline, as it is (JSON escapes it): %s" % peers[1])
     print("ok")
 
 

@@ -10,6 +10,7 @@ edges of the error model as the document states them: which fault decides a fram
 too-many-connections frame, max_frame_bytes in STATUS, what counts in flight, STATUS while
 stopping, and a timeout that never fires before its limit."""
 import hashlib
+import json
 import os
 import re
 import signal
@@ -310,7 +311,8 @@ def timeout_never_early(binary):
         os.kill(worker, signal.SIGCONT)
     c.close()
     log = d.stop()
-    ages = [int(m) for m in re.findall(r"type=sign key=release result=timeout us=(\d+)", log)]
+    records = [json.loads(l) for l in log.splitlines() if l.startswith("{")]
+    ages = [r["us"] for r in records if r.get("op") == "sign" and r.get("result") == "timeout"]
     check(len(ages) == 40, "every timeout is logged: %d" % len(ages))
     check(min(ages) >= limit_ms * 1000, "no timeout before %d ms: the shortest %d us" %
           (limit_ms, min(ages)))
