@@ -24,6 +24,12 @@
 /* The longest line (a record is a few hundred bytes), and the batch buffer's first size. */
 #define RECORD_LINE_MAX 2048
 #define BUF_START 65536
+/* journald busy (its queue full): the records wait, and their replies with them, this long at
+ * most and this many at most; beyond either the journal counts as refusing them. */
+#define JOURNAL_BUSY_MS 1000
+#define JOURNAL_WAIT_MAX 4096
+/* How soon records waiting for journald are offered again (it drains its queue in well under). */
+#define JOURNAL_RETRY_MS 2
 /* How long reopen and stop wait for the key-holder's seal. */
 #define SEAL_WAIT_MS 2000
 
@@ -197,10 +203,47 @@ static int keep_tail(struct audit *a, size_t w, size_t end)
 
 static void maybe_seal(struct audit *a, const char *reason);
 
+static void journal_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	audit_flush(arg);
+}
+
+static void retry_journal(struct audit *a)
+{
+	struct timeval tv = { .tv_sec = 0, .tv_usec = JOURNAL_RETRY_MS * 1000 };
+
+	if (a->journal_ev != NULL && !evtimer_pending(a->journal_ev, NULL) &&
+	    evtimer_add(a->journal_ev, &tv) != 0)
+		log_error("audit: cannot arm the journal's retry (the next record retries)");
+}
+
+/*
+ * How many records after the first `done` wait for the next flush: those after a record journald
+ * had no room for (EAGAIN: its queue is full, it is busy, it did not refuse), when everything
+ * before it was written, for JOURNAL_BUSY_MS and JOURNAL_WAIT_MAX at most. Their replies stay
+ * held, so a busy journald slows signing down instead of failing it.
+ */
+static size_t journal_waits(struct audit *a, int journal_err, size_t ready, size_t done)
+{
+	uint64_t now = clock_now_us();
+
+	if (journal_err != EAGAIN || done != ready || a->n - done > JOURNAL_WAIT_MAX) {
+		a->journal_busy_us = 0;
+		return 0;
+	}
+	if (a->journal_busy_us == 0 || ready > 0)
+		a->journal_busy_us = now;	/* the bound is on time without progress */
+	if (now - a->journal_busy_us > JOURNAL_BUSY_MS * 1000ULL) {
+		a->journal_busy_us = 0;
+		return 0;
+	}
+	return a->n - done;
+}
+
 void audit_flush(struct audit *a)
 {
 	uint64_t first = a->next_ticket - a->n;
-	size_t *ends = NULL, ready = 0, done = 0, chained = 0, i;
+	size_t *ends = NULL, ready = 0, done = 0, chained = 0, keep = 0, i;
 	uint8_t (*hashes)[32] = NULL;
 	int journal_err = 0, file_err = 0;
 
@@ -243,10 +286,13 @@ void audit_flush(struct audit *a)
 	for (i = 0; i < done; i++)
 		a->checkpoints += a->batch[i].checkpoint;
 	a->records += done;
+	keep = journal_waits(a, journal_err, ready, done);
 out:
-	a->lost += a->n - done;
-	if (journal_err != 0)
+	a->lost += a->n - done - keep;
+	if (journal_err != 0 && keep == 0)
 		fail_state(a, "sending to the journal", journal_err);
+	else if (keep > 0)	/* not failing: journald takes them when its queue has room */
+		retry_journal(a);
 	else if (done < a->n && a->fd >= 0 && ready > done)
 		fail_state(a, "writing the audit file", file_err);
 	else if (done < a->n)
@@ -254,13 +300,14 @@ out:
 		    a->tail_len > 0 ? errno : ENOMEM);
 	else if (a->tail_len == 0)
 		a->failing = 0;
-	for (i = 0; i < a->n; i++)
+	for (i = 0; i < a->n - keep; i++)
 		json_decref(a->batch[i].rec);
-	a->n = 0;
+	memmove(a->batch, a->batch + a->n - keep, keep * sizeof(*a->batch));
+	a->n = keep;
 	free(ends);
 	free(hashes);
 	if (a->cb.written != NULL)
-		a->cb.written(a->cb.arg, first + done - 1, a->next_ticket - 1);
+		a->cb.written(a->cb.arg, first + done - 1, a->next_ticket - 1 - keep);
 	if (a->cfg->checkpoint_every > 0 && a->since_checkpoint >= a->cfg->checkpoint_every)
 		maybe_seal(a, "count");
 }
@@ -339,7 +386,7 @@ static void timer_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct audit *a = arg;
 
-	if (a->failing)
+	if (a->failing || a->n > 0)
 		audit_flush(a);	/* a retry: signing resumes once a write goes through */
 	if (++a->ticks < TIME_CHECKPOINT_MS / RETRY_MS)
 		return;
@@ -385,6 +432,7 @@ int audit_start(struct audit *a, struct event_base *base, const struct key_publi
 		a->have_key = 1;
 	}
 	if ((a->timer = event_new(base, -1, EV_PERSIST, timer_cb, a)) == NULL ||
+	    (a->journal_ev = evtimer_new(base, journal_retry_cb, a)) == NULL ||
 	    event_add(a->timer, &tv) != 0) {
 		log_error("audit: cannot arm its timer");
 		return -1;
@@ -464,6 +512,8 @@ void audit_free(struct audit *a)
 	free(a->tail);
 	if (a->timer != NULL)
 		event_free(a->timer);
+	if (a->journal_ev != NULL)
+		event_free(a->journal_ev);
 	if (a->fd >= 0 && a->fd != STDERR_FILENO)
 		close(a->fd);
 	memset(a, 0, sizeof(*a));

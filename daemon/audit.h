@@ -56,6 +56,7 @@ struct audit {
 	struct audit_entry *batch;
 	size_t n, cap;
 	uint64_t next_ticket;
+	uint64_t journal_busy_us;	/* since when journald has had no room (0: it has) */
 	char *buf;
 	size_t buf_cap;
 	char *tail;
@@ -72,6 +73,7 @@ struct audit {
 	uint64_t covered_seq;		/* the last checkpoint's covers_seq */
 	uint64_t last_plain_seq;	/* the last record written that is not a checkpoint */
 	struct event *timer;		/* time checkpoints and write retries */
+	struct event *journal_ev;	/* offers records waiting for journald again, soon */
 	unsigned ticks;			/* of the timer since the last time checkpoint check */
 };
 
