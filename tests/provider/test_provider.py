@@ -8,6 +8,7 @@ down fails cleanly, the next one after its restart succeeds; s_server -async sig
 OpenSSL ASYNC jobs, with many clients at once.
 Usage: test_provider.py P256SIGND P256SIGNCTL MODULE_DIR [SANITIZER_PRELOAD]"""
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -218,7 +219,15 @@ def main():
     c.expect_error(sign_req(2, key_name("web"), digest, DER), E["denied"])
     c.close()
     check(status(d)["errors"]["denied"] == 1, "the daemon did not deny the digest")
-    d.stop()
+    # Each handshake is one SIGN_TLS audit record (no audit section and no journal here: the
+    # records are on the daemon's stderr): two TLS 1.3 and two TLS 1.2 server signatures.
+    log = d.stop()
+    tls = [r["tls"] for r in (json.loads(l) for l in log.splitlines()
+                              if l.startswith('{"v":1,"type":"request"'))
+           if r["op"] == "sign-tls" and r["result"] == "ok" and "sig_sha256" in r]
+    check(sorted((t["kind"], t["side"]) for t in tls) ==
+          [("tls12", "server")] * 2 + [("tls13", "server")] * 2,
+          "one sign-tls audit record per handshake: %s" % tls)
 
 
 try:
