@@ -30,10 +30,11 @@ int p256sign_next_timeout(const struct p256sign *h)
 	for (size_t i = 1; i < h->n_pending; i++)
 		if (h->pending[i].deadline < first)
 			first = h->pending[i].deadline;
-	now = conn_now_ms();
+	now = conn_now_us();
 	if (first <= now)
 		return 0;
-	return first - now > INT_MAX ? INT_MAX : (int)(first - now);
+	/* Rounded up, so that a poll for this long never wakes before the deadline. */
+	return (first - now + 999) / 1000 > INT_MAX ? INT_MAX : (int)((first - now + 999) / 1000);
 }
 
 /* p256sign_process without the fork check (done once per public call). */

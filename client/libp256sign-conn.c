@@ -11,13 +11,13 @@
 
 #include "libp256sign-private.h"
 
-int64_t conn_now_ms(void)
+int64_t conn_now_us(void)
 {
 	struct timespec ts;
 
 	/* CLOCK_MONOTONIC cannot fail with a valid pointer. */
 	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 /* path, else $P256SIGN_SOCKET (not trusted in set-uid programs: secure_getenv), else the
@@ -74,11 +74,11 @@ out:
  */
 static int connect_within(int fd, const struct sockaddr_un *sa, int timeout_ms)
 {
-	int64_t deadline = conn_now_ms() + timeout_ms;
+	int64_t deadline = conn_now_us() + (int64_t)timeout_ms * 1000;
 
 	for (;;) {
-		int64_t left = deadline - conn_now_ms();
-		struct timeval tv = { .tv_sec = left / 1000, .tv_usec = left % 1000 * 1000 };
+		int64_t left = deadline - conn_now_us();
+		struct timeval tv = { .tv_sec = left / 1000000, .tv_usec = left % 1000000 };
 
 		if (left < 1) {
 			errno = ETIMEDOUT;

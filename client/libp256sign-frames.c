@@ -225,7 +225,7 @@ int frames_flush(struct p256sign *h)
 
 int frames_expire(struct p256sign *h)
 {
-	int64_t now = conn_now_ms();
+	int64_t now = conn_now_us();
 
 	for (size_t i = 0; i < h->n_pending; i++) {
 		if (h->pending[i].deadline <= now) {
@@ -275,7 +275,7 @@ int frames_submit(struct p256sign *h, struct proto_request *req, uint32_t *id)
 		.op = req->h.type,
 		.format = req->format,
 		.start = h->written + (h->out.len - h->out.head),
-		.deadline = conn_now_ms() + h->timeout_ms,
+		.deadline = conn_now_us() + (int64_t)h->timeout_ms * 1000,
 	};
 	h->out.len += len;
 	*id = h->next_id;

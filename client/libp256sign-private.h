@@ -25,7 +25,7 @@ struct pending {
 	uint8_t op;		/* enum p256sign_op */
 	uint8_t format;		/* SIGN, SIGN_MESSAGE: the format asked for */
 	uint64_t start;		/* offset of its frame in the connection's outgoing stream */
-	int64_t deadline;	/* CLOCK_MONOTONIC milliseconds */
+	int64_t deadline;	/* CLOCK_MONOTONIC microseconds: a timeout never fires early */
 };
 
 struct p256sign {
@@ -72,8 +72,8 @@ int queue_fail_pending(struct p256sign *h, size_t i, int err);
 
 /* ---- libp256sign-conn.c: the connection ---- */
 
-/* CLOCK_MONOTONIC now, in milliseconds. */
-int64_t conn_now_ms(void);
+/* CLOCK_MONOTONIC now, in microseconds. */
+int64_t conn_now_us(void);
 
 /*
  * Makes the handle usable by the calling process: in a forked child it drops the parent's

@@ -35,12 +35,17 @@ void test_check_sig(const uint8_t point[65], const uint8_t digest[32], int forma
 	CHECK(p256_verify(point, 65, digest, rs, 0) == 0);
 }
 
-int64_t test_now_ms(void)
+int64_t test_now_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int64_t test_now_ms(void)
+{
+	return test_now_us() / 1000;
 }
 
 struct p256sign *test_connect(const char *path)

@@ -15,8 +15,9 @@ void test_digest(unsigned i, uint8_t digest[32]);
 void test_check_sig(const uint8_t point[65], const uint8_t digest[32], int format,
 	const uint8_t *sig, size_t len);
 
-/* CLOCK_MONOTONIC in milliseconds. */
+/* CLOCK_MONOTONIC in milliseconds, and in microseconds. */
 int64_t test_now_ms(void);
+int64_t test_now_us(void);
 
 /* Connects to path with a generous timeout (slow runs under valgrind must not time out). */
 struct p256sign *test_connect(const char *path);

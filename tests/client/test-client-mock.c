@@ -196,6 +196,28 @@ static void case_timeout(void)
 	CHECK(dt >= 195 && dt < 2000);
 	CHECK(p256sign_fd(h) == -1);	/* a stuck connection is dropped */
 	CHECK_RC(p256sign_ping(h), P256SIGN_E_TIMEOUT);
+	/*
+	 * Never early, however the request falls within the clock's millisecond: submitted at
+	 * phases spread over it, and processed every 50 us, as an event loop may.
+	 */
+	CHECK_RC(p256sign_set_timeout(h, 3), 0);
+	for (int i = 0; i < 20; i++) {
+		struct p256sign_result res;
+		uint32_t id;
+		int64_t us;
+
+		usleep((useconds_t)(137 * i % 1000));
+		us = test_now_us();
+		CHECK_RC(p256sign_submit_ping(h, &id), 0);
+		while (p256sign_process(h) == 0)
+			usleep(50);
+		us = test_now_us() - us;
+		CHECK_RC(p256sign_next_result(h, &res), 0);
+		CHECK(res.id == id && res.error == P256SIGN_E_TIMEOUT);
+		if (us < 3000)
+			fprintf(stderr, "a 3 ms timeout after %lld us\n", (long long)us);
+		CHECK(us >= 3000);
+	}
 	p256sign_close(h);
 	mock_stop(&m);
 }
