@@ -90,10 +90,19 @@ out:
 	return r;
 }
 
+/* One JSON object on a line, or fallback when it could not be made (out of memory). */
+static void print_json(json_t *j, const char *fallback)
+{
+	char *text = j ? json_dumps(j, 0) : NULL;
+
+	printf("%s\n", text ? text : fallback);
+	free(text);
+	json_decref(j);
+}
+
 static void print_break(const struct ctl_options *o, const struct audit_break *b)
 {
 	json_t *j;
-	char *text;
 
 	if (!o->json) {
 		printf("%s", b->file);
@@ -108,10 +117,7 @@ static void print_break(const struct ctl_options *o, const struct audit_break *b
 	/* jansson escapes the file name, whatever bytes it holds */
 	j = json_pack("{s:b, s:s, s:I, s:I, s:s}", "intact", 0, "file", b->file,
 		"line", (json_int_t)b->line, "seq", (json_int_t)b->seq, "error", b->why);
-	text = j ? json_dumps(j, 0) : NULL;
-	printf("%s\n", text ? text : "{\"intact\": false}");
-	free(text);
-	json_decref(j);
+	print_json(j, "{\"intact\": false}");
 }
 
 static void print_summary_json(const struct audit_chain *c, int files, uint64_t unsealed,
@@ -119,7 +125,6 @@ static void print_summary_json(const struct audit_chain *c, int files, uint64_t 
 {
 	char key_id[2 * AUDIT_HASH_LEN + 1];
 	json_t *j;
-	char *text;
 
 	hex_encode(c->key_id, AUDIT_HASH_LEN, key_id);
 	j = json_pack("{s:b, s:i, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:b, s:b, s:I, s:I, s:I}",
@@ -130,10 +135,7 @@ static void print_summary_json(const struct audit_chain *c, int files, uint64_t 
 		"key_from_log", c->key_from_log, "continues", c->continues,
 		"unsealed", (json_int_t)unsealed, "unsealed_from", (json_int_t)(unsealed ? from : 0),
 		"unsealed_to", (json_int_t)(unsealed ? to : 0));
-	text = j ? json_dumps(j, 0) : NULL;
-	printf("%s\n", text ? text : "{\"intact\": true}");
-	free(text);
-	json_decref(j);
+	print_json(j, "{\"intact\": true}");
 }
 
 static void print_summary(const struct audit_chain *c, int files, uint64_t unsealed,
