@@ -16,4 +16,21 @@
  */
 __attribute__((noreturn)) void signer_main(int fd, struct keytab *kt, unsigned poll_us);
 
+/*
+ * Precomputed nonces: a key whose nonce mode is P256_NONCE_PRECOMPUTED gets a pool of
+ * SIGNER_POOL_ENTRIES (about 40 KiB of locked memory), filled only in idle time,
+ * SIGNER_POOL_REFILL entries at a time (about 90 us of work: the longest a request that
+ * arrives during a refill waits for it).
+ */
+#define SIGNER_POOL_ENTRIES 256
+#define SIGNER_POOL_REFILL 8
+
+/*
+ * The signer's idle work, between reads: when nothing waits to be read on fd (a peek, not a
+ * read), one refill of the first of the n pools (NULL entries skipped) that is not full.
+ * Returns 1 when it did one (look again), 0 when a request waits or every pool is full. A pool
+ * that cannot be refilled is freed and set to NULL (logged): its key signs on demand.
+ */
+int signer_refill_idle(int fd, struct p256_pool **pools, size_t n);
+
 #endif
