@@ -14,6 +14,7 @@
 #include "ct.h"
 #include "drbg.h"
 #include "ec.h"
+#include "field.h"
 #include "sign-internal.h"
 
 #define SEED_LEN POOL_SEED_LEN
@@ -27,12 +28,12 @@ struct pool_entry {
 	scalar rd;		/* r * d mod n */
 };
 
-/* The new entries of one refill, before and after their common inversion: as secret as the
+/* The new entries of one refill, before and after their common inversions: as secret as the
  * entries, so kept in the same pages. */
 struct refill {
 	uint8_t seeds[P256_BATCH_MAX * SEED_LEN];
+	uint8_t X[P256_BATCH_MAX][32], Z[P256_BATCH_MAX][32], x[P256_BATCH_MAX][32];
 	scalar k_mont[P256_BATCH_MAX], prefix[P256_BATCH_MAX], kinv[P256_BATCH_MAX];
-	scalar rs[P256_BATCH_MAX], rd[P256_BATCH_MAX];
 	scalar ds, d_mont, k;
 };
 
@@ -131,33 +132,15 @@ out:
 	return r;
 }
 
-/*
- * Entry m of f from its seed: k, r = x(kG) mod n and r*d. 1 when r = 0 (probability about
- * 2^-256: the entry is dropped), else 0 or an error. r stays secret until its signature is
- * released; only whether it is zero is made public.
- */
-static int make_entry(const struct p256_pool *pool, struct refill *f, size_t m,
-	const uint8_t seed[SEED_LEN])
+/* Entry i of f from its seed: k in k_mont[i] and kG in Jacobian coordinates. */
+static int make_point(const struct p256_pool *pool, struct refill *f, size_t i)
 {
-	uint8_t x[32];
-	uint64_t ok;
 	int r;
 
-	if ((r = make_nonce(pool->key->d, pool->pages->made + m, seed, &f->k)) != 0 ||
-	    (r = ec_base_mul(&f->k, x, NULL)) != 0)
-		goto out;
-	scalar_from_bytes(&f->rs[m], x);
-	scalar_reduce(&f->rs[m], &f->rs[m]);
-	ok = scalar_in_range(&f->rs[m]);
-	ct_declassify(&ok, sizeof(ok));
-	if (!ok) {
-		r = 1;
-		goto out;
-	}
-	scalar_mont_mul(&f->rd[m], &f->rs[m], &f->d_mont);	/* r*d (d in Montgomery form) */
-	scalar_to_mont(&f->k_mont[m], &f->k);
-out:
-	explicit_bzero(x, sizeof(x));
+	if ((r = make_nonce(pool->key->d, pool->pages->made + i, f->seeds + SEED_LEN * i,
+		    &f->k)) == 0 &&
+	    (r = ec_base_mul_jacobian(&f->k, f->X[i], f->Z[i])) == 0)
+		scalar_to_mont(&f->k_mont[i], &f->k);
 	return r;
 }
 
@@ -179,21 +162,29 @@ int pool_refill_with_seeds(struct p256_pool *pool, size_t max, const uint8_t *se
 	else if ((r = sign_draw_random(f->seeds, SEED_LEN * want)) != 0)
 		goto out;
 	scalar_to_mont(&f->d_mont, &f->ds);
-	for (size_t i = 0; i < want; i++) {
-		if ((r = make_entry(pool, f, m, f->seeds + SEED_LEN * i)) < 0)
+	for (size_t i = 0; i < want; i++)
+		if ((r = make_point(pool, f, i)) != 0)
 			goto out;
-		m += r == 0;
-	}
-	r = 0;
-	if (m == 0)
-		goto out;
-	sign_invert_all(f->k_mont, f->prefix, f->kinv, m);
-	for (size_t j = 0; j < m; j++) {
-		struct pool_entry *e = &pg->e[pg->ready + j];
+	/* One inversion mod p for all the points' x, one mod n for all the k. */
+	field_affine_x_batch(f->x, (const uint8_t (*)[32])f->X, (const uint8_t (*)[32])f->Z, want);
+	sign_invert_all(f->k_mont, f->prefix, f->kinv, want);
+	for (size_t i = 0; i < want; i++) {
+		struct pool_entry *e = &pg->e[pg->ready + m];
+		uint64_t ok;
 
-		e->kinv_mont = f->kinv[j];
-		e->rs = f->rs[j];
-		e->rd = f->rd[j];
+		scalar_from_bytes(&e->rs, f->x[i]);
+		scalar_reduce(&e->rs, &e->rs);
+		/* r = 0 (probability about 2^-256): the entry is dropped. r stays secret until its
+		 * signature is released; only whether it is zero is made public. */
+		ok = scalar_in_range(&e->rs);
+		ct_declassify(&ok, sizeof(ok));
+		if (!ok) {
+			scalar_wipe(&e->rs);
+			continue;
+		}
+		e->kinv_mont = f->kinv[i];
+		scalar_mont_mul(&e->rd, &e->rs, &f->d_mont);	/* r*d (d in Montgomery form) */
+		m++;
 	}
 	pg->ready += m;
 	pg->made += m;

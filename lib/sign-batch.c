@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * Batch signing (p256.h): the items' nonces are drawn and their points kG computed one by one,
- * then all the k^-1 come from one inversion (Montgomery's trick), and the hedges of the whole
- * batch from one getrandom call. Anything unusual in an item (a bad argument, a rejected RFC 6979
+ * then the affine x of all the points come from one inversion mod p and all the k^-1 from one
+ * inversion mod n (Montgomery's trick), and the hedges of the whole batch from one getrandom
+ * call. Anything unusual in an item (a bad argument, a rejected RFC 6979
  * candidate, r or s zero) sends that item alone down the single path, sign_with_hedge, which
  * gives the same bytes as p256_sign for the same hedge.
  */
@@ -10,12 +11,22 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "ec.h"
+#include "field.h"
 #include "sign-internal.h"
+
+_Static_assert(FIELD_BATCH_MAX >= P256_BATCH_MAX, "a batch's points fit one conversion");
 
 /* One item's state between its nonce point and its s. */
 struct pending {
+	struct signing st;	/* until its r and u are computed */
 	scalar rs;
 	scalar u;		/* e + r*d */
+};
+
+/* The Jacobian X and Z of the pending items' points, and their affine x. */
+struct points {
+	uint8_t X[P256_BATCH_MAX][32], Z[P256_BATCH_MAX][32], x[P256_BATCH_MAX][32];
 };
 
 int sign_draw_random(uint8_t *buf, size_t len)
@@ -34,23 +45,35 @@ int sign_draw_random(uint8_t *buf, size_t len)
 	return 0;
 }
 
-/* The first candidate of item i, its point and u; 1 when the item must take the single path. */
+/*
+ * The first candidate of item i and its point kG in Jacobian coordinates (X, Z); 1 when the
+ * item must take the single path. On success p->st stays open for finish_items.
+ */
 static int start_item(const struct p256_batch_item *it, const uint8_t *hedge, struct pending *p,
-	scalar *k_mont)
+	scalar *k_mont, uint8_t X[32], uint8_t Z[32])
 {
-	struct signing st;
 	scalar k;
 	int r;
 
-	if ((r = signing_start(&st, it->key->d, it->digest, it->mode, it->extra, it->extra_len,
+	if ((r = signing_start(&p->st, it->key->d, it->digest, it->mode, it->extra, it->extra_len,
 		    hedge)) != 0 ||
-	    (r = signing_candidate(&st, &k)) != 0 || (r = signing_commit(&st, &k, &p->rs, &p->u)) != 0)
+	    (r = signing_candidate(&p->st, &k)) != 0 || (r = ec_base_mul_jacobian(&k, X, Z)) != 0) {
+		signing_end(&p->st);
 		r = 1;
-	else
+	} else
 		scalar_to_mont(k_mont, &k);
-	signing_end(&st);
 	scalar_wipe(&k);
 	return r;
+}
+
+/* r and u of the m pending items, from one conversion of all their points to affine x. */
+static void commit_items(struct pending *p, struct points *pt, size_t m)
+{
+	field_affine_x_batch(pt->x, (const uint8_t (*)[32])pt->X, (const uint8_t (*)[32])pt->Z, m);
+	for (size_t j = 0; j < m; j++) {
+		signing_commit_x(&p[j].st, pt->x[j], &p[j].rs, &p[j].u);
+		signing_end(&p[j].st);
+	}
 }
 
 /*
@@ -87,6 +110,7 @@ static const uint8_t *hedge_of(const uint8_t *hedges, size_t i)
 void sign_batch_with_hedges(struct p256_batch_item *items, size_t n, const uint8_t *hedges)
 {
 	struct pending p[P256_BATCH_MAX];
+	struct points pt;
 	scalar k_mont[P256_BATCH_MAX], prefix[P256_BATCH_MAX], kinv[P256_BATCH_MAX];
 	size_t at[P256_BATCH_MAX];	/* the item of each pending entry */
 	size_t m = 0;
@@ -98,11 +122,14 @@ void sign_batch_with_hedges(struct p256_batch_item *items, size_t n, const uint8
 		it->result = 1;		/* not done: the single path takes it */
 		if (sign_mode_hedged(it->mode) && hedges == NULL)
 			it->result = P256_ERR_RANDOM;
-		else if (start_item(it, hedge_of(hedges, i), &p[m], &k_mont[m]) == 0)
+		else if (start_item(it, hedge_of(hedges, i), &p[m], &k_mont[m], pt.X[m],
+		    pt.Z[m]) == 0)
 			at[m++] = i;
 	}
-	if (m > 0)
+	if (m > 0) {
+		commit_items(p, &pt, m);
 		sign_invert_all(k_mont, prefix, kinv, m);
+	}
 	for (size_t j = 0; j < m; j++) {
 		struct p256_batch_item *it = &items[at[j]];
 
@@ -118,6 +145,7 @@ void sign_batch_with_hedges(struct p256_batch_item *items, size_t n, const uint8
 			it->result = sign_verify_own(it->key, it->digest, it->sig);
 	}
 	explicit_bzero(p, sizeof(p));
+	explicit_bzero(&pt, sizeof(pt));
 	explicit_bzero(k_mont, sizeof(k_mont));
 	explicit_bzero(prefix, sizeof(prefix));
 	explicit_bzero(kinv, sizeof(kinv));

@@ -47,6 +47,9 @@ int signing_candidate(struct signing *s, scalar *k);
 /* rs = x(kG) mod n and u = e + rs*d, the part of s that does not need k^-1. */
 int signing_commit(const struct signing *s, const scalar *k, scalar *rs, scalar *u);
 
+/* signing_commit with x, the affine x of kG (secret until the signature), already computed. */
+void signing_commit_x(const struct signing *s, const uint8_t x[32], scalar *rs, scalar *u);
+
 /* s = u * k^-1 from kinv_mont = k^-1 * R; writes r||s (public). 1 when r or s is zero, else 0. */
 int signing_finish(const scalar *rs, const scalar *u, const scalar *kinv_mont, uint8_t sig[64]);
 

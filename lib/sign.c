@@ -95,20 +95,25 @@ out:
 	return r;
 }
 
-int signing_commit(const struct signing *s, const scalar *k, scalar *rs, scalar *u)
+void signing_commit_x(const struct signing *s, const uint8_t x[32], scalar *rs, scalar *u)
 {
 	scalar t;
-	uint8_t x[32];
-	int r;
 
-	if ((r = ec_base_mul(k, x, NULL)) != 0)
-		goto out;
 	scalar_from_bytes(rs, x);
 	scalar_reduce(rs, rs);
 	scalar_mont_mul(&t, rs, &s->d_mont);	/* r*d (one operand in Montgomery form) */
 	scalar_add(u, &s->e, &t);		/* e + r*d */
-out:
 	scalar_wipe(&t);
+}
+
+int signing_commit(const struct signing *s, const scalar *k, scalar *rs, scalar *u)
+{
+	uint8_t x[32];
+	int r;
+
+	if ((r = ec_base_mul(k, x, NULL)) == 0)
+		signing_commit_x(s, x, rs, u);
+	explicit_bzero(x, sizeof(x));
 	return r;
 }
 
