@@ -3,12 +3,14 @@
 #include "signer.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "busypoll.h"
+#include "clock.h"
 #include "ipc.h"
 #include "log.h"
 #include "proc.h"
@@ -215,13 +217,14 @@ static int serve(int fd, const struct keytab *kt, struct p256_pool **pools, unsi
 	uint8_t out[sizeof(in) / sizeof(struct ipc_header) * IPC_SIGNER_MSG_MAX];
 	struct chunk c;
 	size_t have = 0;
+	uint64_t answered_us = 0;	/* the last answers' write: refills wait until it is old */
 
 	for (;;) {
 		size_t off = 0, len = 0, answered = 0;
 		ssize_t n;
 		int r;
 
-		while (signer_refill_idle(fd, pools, kt->n) == 1)
+		while (signer_refill_idle(fd, pools, kt->n, answered_us) == 1)
 			;
 		n = busypoll_read(fd, in + have, sizeof(in) - have, poll_us);
 		if (n < 0 && errno == EINTR)
@@ -258,6 +261,7 @@ static int serve(int fd, const struct keytab *kt, struct p256_pool **pools, unsi
 		have -= off;
 		if (send_answers(fd, out, &len) != 0)
 			return -1;
+		answered_us = clock_now_us();
 	}
 }
 
@@ -270,7 +274,7 @@ static int request_waiting(int fd)
 	return n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
 }
 
-int signer_refill_idle(int fd, struct p256_pool **pools, size_t n)
+int signer_refill_idle(int fd, struct p256_pool **pools, size_t n, uint64_t quiet_since_us)
 {
 	int r;
 
@@ -279,6 +283,10 @@ int signer_refill_idle(int fd, struct p256_pool **pools, size_t n)
 			continue;
 		if (request_waiting(fd))
 			return 0;
+		if (clock_now_us() - quiet_since_us < SIGNER_REFILL_DELAY_US) {
+			(void)sched_yield();	/* always succeeds on Linux */
+			return 1;
+		}
 		if ((r = p256_pool_refill(pools[i], SIGNER_POOL_REFILL)) != 0) {
 			/* Without it the key signs on demand, as hedged keys do; no retry loop. */
 			log_error("signer %d: key %zu's nonce pool cannot be refilled (%s): it signs on "

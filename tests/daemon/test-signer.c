@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "clock.h"
 #include "ipc.h"
 #include "keys.h"
 #include "signer.h"
@@ -184,23 +185,26 @@ static void test_refill_idle(uint8_t d[P256_SCALAR_LEN])
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
 		test_fatal("set-up");
 	CHECK_INT(write(sv[0], &byte, 1), 1);		/* a request waits */
-	CHECK_INT(signer_refill_idle(sv[1], pools, 3), 0);
+	CHECK_INT(signer_refill_idle(sv[1], pools, 3, 0), 0);
 	CHECK_INT(pool_made(pools[1]), 0);
 	CHECK_INT(recv(sv[1], &byte, 1, 0), 1);		/* read: nothing waits now */
+	/* Answers just written: it waits (yields) rather than refill. */
+	CHECK_INT(signer_refill_idle(sv[1], pools, 3, clock_now_us()), 1);
+	CHECK_INT(pool_made(pools[1]), 0);
 	for (uint64_t made = SIGNER_POOL_REFILL; made < CAP; made += SIGNER_POOL_REFILL) {
-		CHECK_INT(signer_refill_idle(sv[1], pools, 3), 1);
+		CHECK_INT(signer_refill_idle(sv[1], pools, 3, 0), 1);
 		CHECK_INT(pool_made(pools[1]), made);
 	}
-	CHECK_INT(signer_refill_idle(sv[1], pools, 3), 1);	/* the last 2 */
+	CHECK_INT(signer_refill_idle(sv[1], pools, 3, 0), 1);	/* the last 2 */
 	CHECK_INT(pool_made(pools[1]), CAP);
-	CHECK_INT(signer_refill_idle(sv[1], pools, 3), 0);	/* full */
+	CHECK_INT(signer_refill_idle(sv[1], pools, 3, 0), 0);	/* full */
 	CHECK_INT(p256_pool_sign(pools[1], digest, 0, sig), 0);
 	CHECK_INT(write(sv[0], &byte, 1), 1);		/* one used, but a request waits */
-	CHECK_INT(signer_refill_idle(sv[1], pools, 3), 0);
+	CHECK_INT(signer_refill_idle(sv[1], pools, 3, 0), 0);
 	CHECK_INT(pool_made(pools[1]), CAP);
 	CHECK_INT(recv(sv[1], &byte, 1, 0), 1);
 	close(sv[0]);					/* the channel's end waits too */
-	CHECK_INT(signer_refill_idle(sv[1], pools, 3), 0);
+	CHECK_INT(signer_refill_idle(sv[1], pools, 3, 0), 0);
 	CHECK_INT(pool_made(pools[1]), CAP);
 	close(sv[1]);
 	p256_pool_free(pools[1]);
