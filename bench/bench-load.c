@@ -10,9 +10,13 @@
  * signs per CPU-second (daemon, workers and bench-load together), which other work on the machine
  * does not distort. --runs N repeats the whole sequence N times, each run with its own
  * yardstick measured just before and after it, and judges the targets on the median run: the
- * host's run-to-run noise (about 5 %) is larger than the margins being judged.
+ * host's run-to-run noise (about 5 %) is larger than the margins being judged. --nonce MODE
+ * gives its daemon's key that nonce mode (hedged by default); --interval-us N sends each
+ * connection's next request N us after its previous one instead of as soon as an answer
+ * arrives (a light load: latency without queueing, and idle time in the daemon).
  *   bench-load [--socket PATH | --daemon PATH] [--connections 1,4,16,64] [--depth N]
- *              [--seconds S] [--runs N] [--workers N] [--busy-poll US] [--key NAME] [--json]
+ *              [--seconds S] [--runs N] [--workers N] [--busy-poll US] [--key NAME]
+ *              [--nonce hedged|deterministic|precomputed] [--interval-us N] [--json]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -45,6 +49,8 @@ struct options {
 	const char *socket;
 	const char *daemon;
 	const char *key;
+	const char *nonce;		/* the own daemon's key's nonce mode */
+	unsigned interval_us;		/* 0: the next request as soon as an answer arrives */
 	unsigned conns[16];
 	size_t nconns;
 	unsigned depth;
@@ -78,6 +84,8 @@ struct bconn {
 	int fd;
 	uint8_t rbuf[RBUF];
 	size_t rlen;
+	unsigned owed;			/* --interval-us: answered, the next request not yet sent */
+	uint64_t due_ns;		/* when they may be sent */
 };
 
 static uint64_t now_ns(void)
@@ -239,8 +247,9 @@ static pid_t start_daemon(const struct options *o, const char *dir, int verify_a
 		fprintf(f, "\"workers\": %u, ", o->workers);
 	if (o->busy_poll_us >= 0)
 		fprintf(f, "\"busy_poll_us\": %d, ", o->busy_poll_us);
-	fprintf(f, "\"keys\": [ { \"name\": \"%s\", \"file\": \"bench.der\", "
-	    "\"verify_after_sign\": %s } ] }\n", o->key, verify_after_sign ? "true" : "false");
+	fprintf(f, "\"keys\": [ { \"name\": \"%s\", \"file\": \"bench.der\", \"nonce\": \"%s\", "
+	    "\"verify_after_sign\": %s } ] }\n", o->key, o->nonce,
+	    verify_after_sign ? "true" : "false");
 	if (fclose(f) != 0)
 		return -1;
 	if ((pid = fork()) < 0)
@@ -364,6 +373,37 @@ static int take_responses(struct load *l, struct bconn *c, int counting, unsigne
 	return 0;
 }
 
+/*
+ * --interval-us: sends what each connection owes once it is due (only while counting; after
+ * the deadline the debt is dropped), and sets *wait to the time until the next one is due (5 s
+ * when none is owed). Returns how many connections still owe, or -1.
+ */
+static int send_due(struct load *l, struct bconn *c, unsigned nconns, int counting,
+	unsigned long *inflight, struct timespec *wait)
+{
+	uint64_t now = now_ns(), next = now + 5000000000u;
+	int owing = 0;
+
+	for (unsigned i = 0; i < nconns; i++) {
+		if (c[i].owed == 0)
+			continue;
+		if (!counting)
+			c[i].owed = 0;
+		else if (c[i].due_ns <= now) {
+			if (send_requests(l, &c[i], c[i].owed) != 0)
+				return -1;
+			*inflight += c[i].owed;
+			c[i].owed = 0;
+		} else {
+			owing++;
+			next = c[i].due_ns < next ? c[i].due_ns : next;
+		}
+	}
+	*wait = (struct timespec){ .tv_sec = (time_t)((next - now) / 1000000000u),
+		.tv_nsec = (long)((next - now) % 1000000000u) };
+	return owing;
+}
+
 static int run_load(struct load *l, const char *sock, unsigned nconns, struct result *res)
 {
 	struct bconn *c = calloc(nconns, sizeof(*c));
@@ -393,13 +433,20 @@ static int run_load(struct load *l, const char *sock, unsigned nconns, struct re
 	for (i = 0; i < nconns; i++) {
 		if (send_requests(l, &c[i], l->o->depth) != 0)
 			goto out;
+		c[i].due_ns = now_ns() + l->o->interval_us * 1000ull;
 		inflight += l->o->depth;
 	}
-	while (inflight > 0) {
-		int counting = mono_s() < end;
-		int n = epoll_wait(ep, ev, 64, 5000);
+	for (;;) {
+		int counting = mono_s() < end, n, owing;
+		struct timespec wait;
 
-		if (n <= 0) {
+		if ((owing = send_due(l, c, nconns, counting, &inflight, &wait)) < 0)
+			goto out;
+		if (inflight == 0 && owing == 0)
+			break;
+		if ((n = epoll_pwait2(ep, ev, 64, &wait, NULL)) < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || (n == 0 && owing == 0)) {
 			fprintf(stderr, "bench-load: no response for 5 s\n");
 			goto out;
 		}
@@ -415,7 +462,11 @@ static int run_load(struct load *l, const char *sock, unsigned nconns, struct re
 				goto out;
 			}
 			inflight -= done;
-			if (counting && done > 0) {
+			if (counting && done > 0 && l->o->interval_us > 0) {
+				if (b->owed == 0)
+					b->due_ns += l->o->interval_us * 1000ull;
+				b->owed += done;
+			} else if (counting && done > 0) {
 				if (send_requests(l, b, done) != 0)
 					goto out;
 				inflight += done;
@@ -455,7 +506,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: bench-load [--socket PATH | --daemon PATH] [--connections 1,4,16,64]\n"
 	    "                  [--depth N] [--seconds S] [--runs N] [--workers N] [--busy-poll US]\n"
-	    "                  [--key NAME] [--json]\n");
+	    "                  [--key NAME] [--nonce hedged|deterministic|precomputed]\n"
+	    "                  [--interval-us N] [--json]\n");
 }
 
 static int parse_list(const char *s, struct options *o)
@@ -494,11 +546,14 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "workers", required_argument, NULL, 'w' }, { "key", required_argument, NULL, 'k' },
 		{ "busy-poll", required_argument, NULL, 'b' }, { "runs", required_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' },
+		{ "nonce", required_argument, NULL, 'n' },
+		{ "interval-us", required_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 
-	*o = (struct options){ .daemon = P256SIGND_PATH, .key = "bench", .conns = { 1, 4, 16, 64 },
+	*o = (struct options){ .daemon = P256SIGND_PATH, .key = "bench", .nonce = "hedged",
+		.conns = { 1, 4, 16, 64 },
 		.nconns = 4, .depth = 1, .seconds = 3, .runs = 1, .busy_poll_us = -1 };
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (ch) {
@@ -506,6 +561,16 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'd': o->daemon = optarg; break;
 		case 'k': o->key = optarg; break;
 		case 'j': o->json = 1; break;
+		case 'n':
+			if (strcmp(optarg, "hedged") != 0 && strcmp(optarg, "deterministic") != 0 &&
+			    strcmp(optarg, "precomputed") != 0)
+				return -1;
+			o->nonce = optarg;
+			break;
+		case 'i':
+			if (parse_count(optarg, 1000000, &o->interval_us) != 0)
+				return -1;
+			break;
 		case 'c':
 			if (parse_list(optarg, o) != 0)
 				return -1;
@@ -573,6 +638,36 @@ static int run_all(struct load *l, const char *sock, int vas, struct result *res
 	return 0;
 }
 
+/*
+ * One request answered before the load: the daemon accepts connections before its signers have
+ * passed their self-tests, and a first request that waits for them (hundreds of milliseconds
+ * under the sanitizers) is not what a run measures.
+ */
+static int warm_up(struct load *l, const char *sock)
+{
+	struct bconn *c = calloc(1, sizeof(*c));
+	unsigned done = 0;
+	int r = -1;
+
+	if (c == NULL || (c->fd = connect_to(sock)) < 0 || send_requests(l, c, 1) != 0)
+		goto out;
+	while (done == 0) {
+		ssize_t got = read(c->fd, c->rbuf + c->rlen, sizeof(c->rbuf) - c->rlen);
+
+		if (got <= 0)
+			goto out;
+		c->rlen += (size_t)got;
+		if (take_responses(l, c, 0, &done) != 0)
+			goto out;
+	}
+	r = 0;
+out:
+	if (c != NULL && c->fd >= 0)
+		close(c->fd);
+	free(c);
+	return r;
+}
+
 static int own_daemon(struct load *l, int vas, struct result *res, size_t *n)
 {
 	char dir[] = "/tmp/bench-load.XXXXXX", key[64], sock[128];
@@ -588,7 +683,10 @@ static int own_daemon(struct load *l, int vas, struct result *res, size_t *n)
 		goto out;
 	}
 	l->daemon = pid;
-	r = run_all(l, sock, vas, res, n);
+	if ((r = warm_up(l, sock)) != 0)
+		fprintf(stderr, "bench-load: no answer from %s\n", l->o->daemon);
+	else
+		r = run_all(l, sock, vas, res, n);
 	l->daemon = 0;
 	if (stop_daemon(pid) != 0) {
 		fprintf(stderr, "bench-load: the daemon did not stop cleanly\n");
@@ -676,11 +774,13 @@ static void print_spread(const char *name, const struct spread *sp, const char *
 		    sp->median, sp->min, sp->max, sp->n, sep);
 }
 
-static void print_json(long cores, const struct yardstick *y, const struct result *res, size_t n,
+static void print_json(const struct options *o, long cores, const struct yardstick *y,
+	const struct result *res, size_t n,
 	const struct targets *t)
 {
 	printf("{\"inprocess\": {\"threads\": %ld, \"signs_per_s\": %.0f, \"signs_per_cpu_s\": %.0f, "
-	    "\"sign_us\": %.1f},\n \"runs\": [", cores, y->rate_all, y->per_cpu_s, 1e6 / y->rate1);
+	    "\"sign_us\": %.1f},\n \"nonce\": \"%s\", \"interval_us\": %u,\n \"runs\": [", cores,
+	    y->rate_all, y->per_cpu_s, 1e6 / y->rate1, o->nonce, o->interval_us);
 	for (size_t i = 0; i < n; i++)
 		printf("%s\n  {\"run\": %u, \"verify_after_sign\": %s, \"connections\": %u, "
 		    "\"depth\": %u, \"seconds\": %.1f, \"signs_per_s\": %.0f, \"signs_per_cpu_s\": %.0f, "
@@ -799,7 +899,7 @@ int main(int argc, char **argv)
 	}
 	judge(res, n, &t);
 	if (o.json)
-		print_json(cores, &y, res, n, &t);
+		print_json(&o, cores, &y, res, n, &t);
 	else
 		print_targets(&y, cores, &t);
 	r = 0;

@@ -288,8 +288,11 @@ static int get_key(struct ctx *x, json_t *o, size_t i, struct config_key *k)
 	}
 	if (nonce != NULL && strcmp(nonce, "deterministic") == 0)
 		k->nonce = P256_NONCE_DETERMINISTIC;
+	else if (nonce != NULL && strcmp(nonce, "precomputed") == 0)
+		k->nonce = P256_NONCE_PRECOMPUTED;
 	else if (nonce != NULL && strcmp(nonce, "hedged") != 0) {
-		r = fail(x, where, "nonce", "must be \"hedged\" or \"deterministic\"");
+		r = fail(x, where, "nonce",
+		    "must be \"hedged\", \"deterministic\" or \"precomputed\"");
 		goto out;
 	}
 	r = 0;

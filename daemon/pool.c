@@ -126,8 +126,8 @@ static void signer_fail(struct signer *w, const char *why, int kill_it)
 	dispatch(p);
 }
 
-/* Queues one message to w and records it; 0 or -1. */
-static int send_msg(struct signer *w, const struct pending *pe)
+/* Queues one message to w and records it (now: the caller's clock reading); 0 or -1. */
+static int send_msg(struct signer *w, const struct pending *pe, uint64_t now)
 {
 	struct pool *p = w->pool;
 	uint8_t buf[IPC_SIGNER_REQ_MAX];
@@ -143,7 +143,7 @@ static int send_msg(struct signer *w, const struct pending *pe)
 	if (evbuffer_add(w->ch.out, buf, len) != 0)
 		return -1;
 	if (w->count == 0)
-		w->progress_us = clock_now_us();
+		w->progress_us = now;
 	w->ring[(w->head + w->count) % ring_cap(p)] = *pe;
 	w->count++;
 	return 0;
@@ -153,14 +153,17 @@ static int send_control(struct signer *w, uint16_t type)
 {
 	struct pending pe = { .id = w->pool->next_id++, .type = type };
 
-	return send_msg(w, &pe);
+	return send_msg(w, &pe, clock_now_us());
 }
 
-/* The least busy usable signer, or NULL. */
-static struct signer *pick(struct pool *p)
+/*
+ * The least busy usable signer at time now, or NULL. The callers read the clock once for all
+ * the requests they send in one go (a request is a few microseconds; the hung-signer test
+ * counts in fractions of a second), not once per request.
+ */
+static struct signer *pick(struct pool *p, uint64_t now)
 {
 	struct signer *best = NULL;
-	uint64_t now = clock_now_us();
 
 	for (size_t i = 0; i < p->nslots; i++)
 		if (usable(&p->s[i], now) && (best == NULL || p->s[i].count < best->count))
@@ -171,9 +174,10 @@ static struct signer *pick(struct pool *p)
 /* Sends the waiting requests to signers that can take them. */
 static void dispatch(struct pool *p)
 {
+	uint64_t now = clock_now_us();
 	struct signer *w;
 
-	while (p->bl_count > 0 && (w = pick(p)) != NULL) {
+	while (p->bl_count > 0 && (w = pick(p, now)) != NULL) {
 		struct pending pe = p->backlog[p->bl_head];
 
 		p->bl_head = (p->bl_head + 1) % p->max_inflight;
@@ -194,7 +198,7 @@ static void dispatch(struct pool *p)
 			pe.generation = p->generation;
 		}
 		pe.id = p->next_id++;
-		if (send_msg(w, &pe) != 0) {
+		if (send_msg(w, &pe, now) != 0) {
 			backlog_push(p, &pe);
 			signer_fail(w, "cannot queue a request", 1);
 			return;
@@ -202,8 +206,12 @@ static void dispatch(struct pool *p)
 	}
 }
 
-/* The oldest request sent to w, answered: what it was, or -1 when the reply matches none. */
-static int take_reply(struct signer *w, const struct ipc_header *h, const uint8_t *body)
+/*
+ * The oldest request sent to w, answered (at now, the time of the read that brought it): what
+ * it was, or -1 when the reply matches none.
+ */
+static int take_reply(struct signer *w, const struct ipc_header *h, const uint8_t *body,
+	uint64_t now)
 {
 	struct pool *p = w->pool;
 	struct pending pe;
@@ -219,7 +227,7 @@ static int take_reply(struct signer *w, const struct ipc_header *h, const uint8_
 	pe = w->ring[w->head];
 	w->head = (w->head + 1) % ring_cap(p);
 	w->count--;
-	w->progress_us = clock_now_us();
+	w->progress_us = now;
 	switch (h->type) {
 	case IPC_SIGNATURE:
 		p->inflight--;
@@ -269,6 +277,7 @@ static void signer_read_cb(evutil_socket_t fd, short what, void *arg)
 	struct ipc_header h;
 	const uint8_t *body;
 	ssize_t n = chan_read(&w->ch, 65536);
+	uint64_t now = clock_now_us();
 	int r;
 
 	/* A signer that dies with bytes unread leaves ECONNRESET rather than end of file. */
@@ -288,7 +297,7 @@ static void signer_read_cb(evutil_socket_t fd, short what, void *arg)
 	}
 	while ((r = ipc_next(buf + off, len - off, PROC_SIGNER, PROC_PARENT, &h, &body,
 		    &used)) == 0) {
-		if (take_reply(w, &h, body) != 0) {
+		if (take_reply(w, &h, body, now) != 0) {
 			signer_fail(w, "sent a reply that matches no request", 1);
 			return;
 		}
@@ -459,18 +468,20 @@ void pool_switch(struct pool *p, uint32_t gen)
 static int submit(struct pool *p, struct pending *pe)
 {
 	struct signer *w;
+	uint64_t now;
 
 	if (p->inflight >= p->max_inflight)
 		return -PROTO_E_OVERLOADED;
-	pe->first_us = clock_now_us();
+	now = clock_now_us();
+	pe->first_us = now;
 	pe->generation = p->generation;
 	p->inflight++;
-	if ((w = pick(p)) == NULL) {
+	if ((w = pick(p, now)) == NULL) {
 		backlog_push(p, pe);	/* until a signer is back */
 		return 0;
 	}
 	pe->id = p->next_id++;
-	if (send_msg(w, pe) != 0) {
+	if (send_msg(w, pe, now) != 0) {
 		backlog_push(p, pe);
 		signer_fail(w, "cannot queue a request", 1);
 	}

@@ -274,7 +274,7 @@ static json_t *list_keys_json(const struct server *s, const struct conn *c)
 		hex_encode(kp->point, sizeof(kp->point), point);
 		k = json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:I}",
 		    "name", kp->name, "key_id", kp->id_hex, "public_key", point,
-		    "nonce", kp->nonce == P256_NONCE_DETERMINISTIC ? "deterministic" : "hedged",
+		    "nonce", keys_nonce_name(kp->nonce),
 		    "verify_after_sign", kp->verify_after_sign,
 		    "purpose", policy_purpose_name(kp->purpose),
 		    "signatures", (json_int_t)kp->signatures);

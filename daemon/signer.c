@@ -3,11 +3,14 @@
 #include "signer.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "busypoll.h"
+#include "clock.h"
 #include "ipc.h"
 #include "log.h"
 #include "proc.h"
@@ -119,10 +122,12 @@ static int request_digest(const struct keytab *kt, struct chunk *c, size_t j, ui
 }
 
 /*
- * Signs the chunk's SIGN and SIGN_TLS requests as one batch (p256_sign_batch), each in its key's
- * nonce mode and, for a key with verify_after_sign, verified as p256_sign_checked does.
+ * Signs the chunk's SIGN and SIGN_TLS requests: a key with a pool of precomputed nonces takes
+ * its next entry; the others, and a key whose pool is empty, are signed as one batch
+ * (p256_sign_batch), each in its key's nonce mode (precomputed: as hedged) and, for a key with
+ * verify_after_sign, verified as p256_sign_checked does.
  */
-static void sign_chunk(const struct keytab *kt, struct chunk *c)
+static void sign_chunk(const struct keytab *kt, struct p256_pool *const *pools, struct chunk *c)
 {
 	struct p256_batch_item items[IPC_ANSWERS_PER_WRITE];
 	size_t at[IPC_ANSWERS_PER_WRITE], n = 0;
@@ -135,6 +140,11 @@ static void sign_chunk(const struct keytab *kt, struct chunk *c)
 		if ((r = request_digest(kt, c, j, &key)) > 0)
 			continue;
 		if (r != 0) {
+			c->signed_[j].result = r;
+			continue;
+		}
+		if (pools[key] != NULL && (r = p256_pool_sign(pools[key], c->digest[j],
+			kt->pub[key].verify_after_sign, c->signed_[j].sig)) != 1) {
 			c->signed_[j].result = r;
 			continue;
 		}
@@ -200,19 +210,23 @@ static int next_chunk(const uint8_t *in, size_t have, size_t *off, size_t max, s
  * are answered in chunks that end where a write is due (every IPC_ANSWERS_PER_WRITE answers),
  * each chunk's SIGN requests signed as one batch.
  */
-static int serve(int fd, const struct keytab *kt, unsigned poll_us)
+static int serve(int fd, const struct keytab *kt, struct p256_pool **pools, unsigned poll_us)
 {
 	/* Every request is at least a header long, which bounds the answers to one read. */
 	uint8_t in[IPC_BATCH * (sizeof(struct ipc_header) + sizeof(struct ipc_sign))];
 	uint8_t out[sizeof(in) / sizeof(struct ipc_header) * IPC_SIGNER_MSG_MAX];
 	struct chunk c;
 	size_t have = 0;
+	uint64_t answered_us = 0;	/* the last answers' write: refills wait until it is old */
 
 	for (;;) {
 		size_t off = 0, len = 0, answered = 0;
-		ssize_t n = busypoll_read(fd, in + have, sizeof(in) - have, poll_us);
+		ssize_t n;
 		int r;
 
+		while (signer_refill_idle(fd, pools, kt->n, answered_us) == 1)
+			;
+		n = busypoll_read(fd, in + have, sizeof(in) - have, poll_us);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n == 0)
@@ -225,7 +239,7 @@ static int serve(int fd, const struct keytab *kt, unsigned poll_us)
 		do {
 			r = next_chunk(in, have, &off,
 			    IPC_ANSWERS_PER_WRITE - answered % IPC_ANSWERS_PER_WRITE, &c);
-			sign_chunk(kt, &c);
+			sign_chunk(kt, pools, &c);
 			for (size_t j = 0; j < c.n; j++) {
 				if (answer(kt, &c.h[j], c.body[j], &c.signed_[j], out, sizeof(out),
 					&len) != 0) {
@@ -247,12 +261,78 @@ static int serve(int fd, const struct keytab *kt, unsigned poll_us)
 		have -= off;
 		if (send_answers(fd, out, &len) != 0)
 			return -1;
+		answered_us = clock_now_us();
 	}
+}
+
+/* 1 when the channel has something to read (a request, or its end), else 0. */
+static int request_waiting(int fd)
+{
+	uint8_t b;
+	ssize_t n = recv(fd, &b, 1, MSG_DONTWAIT | MSG_PEEK);
+
+	return n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+int signer_refill_idle(int fd, struct p256_pool **pools, size_t n, uint64_t quiet_since_us)
+{
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		if (pools[i] == NULL || p256_pool_missing(pools[i]) == 0)
+			continue;
+		if (request_waiting(fd))
+			return 0;
+		if (clock_now_us() - quiet_since_us < SIGNER_REFILL_DELAY_US) {
+			(void)sched_yield();	/* always succeeds on Linux */
+			return 1;
+		}
+		if ((r = p256_pool_refill(pools[i], SIGNER_POOL_REFILL)) != 0) {
+			/* Without it the key signs on demand, as hedged keys do; no retry loop. */
+			log_error("signer %d: key %zu's nonce pool cannot be refilled (%s): it signs on "
+			    "demand from now on", (int)getpid(), i, p256_err_tag(r));
+			p256_pool_free(pools[i]);
+			pools[i] = NULL;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* A pool for every key whose nonce mode is precomputed (NULL for the others); 0 or -1 (logged). */
+static int pools_new(const struct keytab *kt, struct p256_pool ***out)
+{
+	struct p256_pool **pools = calloc(kt->n, sizeof(*pools));
+	int r;
+
+	*out = pools;
+	if (pools == NULL) {
+		log_error("signer %d: out of memory", (int)getpid());
+		return -1;
+	}
+	for (size_t i = 0; i < kt->n; i++) {
+		if (kt->pub[i].nonce != P256_NONCE_PRECOMPUTED)
+			continue;
+		if ((r = p256_pool_new(&pools[i], &kt->priv[i], SIGNER_POOL_ENTRIES)) != 0) {
+			log_error("signer %d: key %s: cannot make its nonce pool (%s): %s",
+			    (int)getpid(), kt->pub[i].name, p256_err_tag(r), strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void pools_free(const struct keytab *kt, struct p256_pool **pools)
+{
+	for (size_t i = 0; pools != NULL && i < kt->n; i++)
+		p256_pool_free(pools[i]);
+	free(pools);
 }
 
 void signer_main(int fd, struct keytab *kt, unsigned poll_us)
 {
 	const struct proc_user same = { 0 };
+	struct p256_pool **pools = NULL;
 	uint8_t kat[P256_SIG_LEN];
 	int r = -1;
 
@@ -269,10 +349,14 @@ void signer_main(int fd, struct keytab *kt, unsigned poll_us)
 		r = -1;
 		goto out;
 	}
+	/* Mapped, advised and locked before the sandbox, which allows none of it later. */
+	if ((r = pools_new(kt, &pools)) != 0)
+		goto out;
 	if ((r = proc_drop(PROC_SIGNER, &same, NULL)) != 0)
 		goto out;
-	r = serve(fd, kt, poll_us);
+	r = serve(fd, kt, pools, poll_us);
 out:
+	pools_free(kt, pools);
 	keys_free(kt);
 	exit(r == 0 ? 0 : 1);
 }

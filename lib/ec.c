@@ -44,7 +44,11 @@ static int affine_bytes(const EC_GROUP *g, const EC_POINT *p, uint8_t x[32], uin
 	return r;
 }
 
-int ec_base_mul(const scalar *k, uint8_t x[32], uint8_t y[32])
+/*
+ * kG for a secret 1 <= k < n, in constant time, as OpenSSL leaves it: either its affine
+ * coordinates (x, y optional; public) or, with X and Z not NULL, its Jacobian X and Z (secret).
+ */
+static int base_mul(const scalar *k, uint8_t x[32], uint8_t y[32], uint8_t X[32], uint8_t Z[32])
 {
 	const EC_GROUP *g = ec_group();
 	uint8_t kn[33];
@@ -67,10 +71,12 @@ int ec_base_mul(const scalar *k, uint8_t x[32], uint8_t y[32])
 		goto out;
 	BN_set_flags(kb, BN_FLG_CONSTTIME);
 	if (BN_bin2bn(kn, sizeof(kn), kb) == NULL ||
-	    EC_POINT_mul(g, p, kb, NULL, NULL, ctx) != 1 ||
-	    (r = affine_bytes(g, p, x, y, ctx)) != 0)
+	    EC_POINT_mul(g, p, kb, NULL, NULL, ctx) != 1)
 		goto out;
-	r = 0;
+	if (X != NULL)
+		r = ec_jacobian_bytes(g, p, X, NULL, Z, ctx);
+	else
+		r = affine_bytes(g, p, x, y, ctx);
 out:
 	explicit_bzero(kn, sizeof(kn));
 	if (kb != NULL)
@@ -80,6 +86,16 @@ out:
 	EC_POINT_clear_free(p);
 	BN_CTX_free(ctx);
 	return r;
+}
+
+int ec_base_mul(const scalar *k, uint8_t x[32], uint8_t y[32])
+{
+	return base_mul(k, x, y, NULL, NULL);
+}
+
+int ec_base_mul_jacobian(const scalar *k, uint8_t X[32], uint8_t Z[32])
+{
+	return base_mul(k, NULL, NULL, X, Z);
 }
 
 int ec_point_decode(const uint8_t *in, size_t len, EC_POINT **out, BN_CTX *ctx)

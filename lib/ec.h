@@ -22,6 +22,12 @@ const EC_GROUP *ec_group(void);
 int ec_base_mul(const scalar *k, uint8_t x[32], uint8_t y[32]);
 
 /*
+ * kG as ec_base_mul computes it, left in Jacobian coordinates: X and Z (secret, below p), for a
+ * caller that converts many points at once (field_affine_x_batch).
+ */
+int ec_base_mul_jacobian(const scalar *k, uint8_t X[32], uint8_t Z[32]);
+
+/*
  * The Jacobian coordinates X, Y (if Y is not NULL), Z of p as 32-byte big-endian values, each
  * below the field prime (ec-jacobian.c says why it is a file of its own).
  */

@@ -95,6 +95,43 @@ void field_affine(uint8_t x[32], uint8_t *y, const uint8_t X[32], const uint8_t 
 	scalar_wipe(&v);
 }
 
+void field_affine_x_batch(uint8_t (*x)[32], const uint8_t (*X)[32], const uint8_t (*Z)[32],
+	size_t m)
+{
+	/* z[j] = Z_j R, c[j] = Z_0 ... Z_j R: the prefix products, in Montgomery form */
+	scalar z[FIELD_BATCH_MAX], c[FIELD_BATCH_MAX], t, zi, v;
+
+	if (m == 0 || m > FIELD_BATCH_MAX)
+		return;
+	for (size_t j = 0; j < m; j++) {
+		scalar_from_bytes(&z[j], Z[j]);
+		mont_mul(z[j].v, z[j].v, R2);
+		if (j == 0)
+			c[0] = z[0];
+		else
+			mont_mul(c[j].v, c[j - 1].v, z[j].v);
+	}
+	modinv(t.v, c[m - 1].v, &MODINV_P);	/* (c R)^-1 = c^-1 R^-1 */
+	mont_mul(t.v, t.v, R2);
+	mont_mul(t.v, t.v, R2);			/* c^-1 R */
+	for (size_t j = m; j-- > 0;) {
+		if (j > 0) {
+			mont_mul(zi.v, t.v, c[j - 1].v);	/* Z_j^-1 R */
+			mont_mul(t.v, t.v, z[j].v);		/* (Z_0 ... Z_{j-1})^-1 R */
+		} else
+			zi = t;
+		mont_mul(zi.v, zi.v, zi.v);		/* Z_j^-2 R */
+		scalar_from_bytes(&v, X[j]);
+		mont_mul(v.v, v.v, zi.v);		/* X_j / Z_j^2 */
+		scalar_to_bytes(x[j], &v);
+	}
+	explicit_bzero(z, sizeof(z));
+	explicit_bzero(c, sizeof(c));
+	scalar_wipe(&t);
+	scalar_wipe(&zi);
+	scalar_wipe(&v);
+}
+
 /* 1 when c Z^2 = X mod p, for c < p and z2 = Z^2 R mod p. */
 static int x_equals(const uint64_t X[4], const uint64_t z2[4], const uint64_t c[4])
 {

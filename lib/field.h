@@ -2,6 +2,7 @@
 #ifndef P256_FIELD_H
 #define P256_FIELD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -17,6 +18,16 @@
  */
 void field_affine(uint8_t x[32], uint8_t *y, const uint8_t X[32], const uint8_t *Y,
 	const uint8_t Z[32]);
+
+/*
+ * x[j] = X[j] / Z[j]^2 mod p for j < m (1 <= m <= FIELD_BATCH_MAX), the affine x of m Jacobian
+ * points, with one inversion for all the Z (Montgomery's trick: 3(m-1) products more). Every Z
+ * must be nonzero (no point at infinity; a zero Z would make every x zero). Constant time; m
+ * is public. x may not overlap X or Z.
+ */
+#define FIELD_BATCH_MAX 64
+void field_affine_x_batch(uint8_t (*x)[32], const uint8_t (*X)[32], const uint8_t (*Z)[32],
+	size_t m);
 
 /*
  * 1 when the affine x of the Jacobian point (X, Y, Z) reduced mod n equals r < n, else 0 (also

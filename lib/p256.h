@@ -29,6 +29,8 @@ enum p256_nonce {
 	P256_NONCE_HEDGED = 0,
 	/* RFC 6979 exactly (no additional data): the same key and digest give the same signature. */
 	P256_NONCE_DETERMINISTIC = 1,
+	/* A key's pool of nonces made ahead (p256_pool_*); without one, signs as HEDGED does. */
+	P256_NONCE_PRECOMPUTED = 2,
 };
 
 /*
@@ -102,6 +104,59 @@ struct p256_batch_item {
  * P256_ERR_LENGTH) when n > P256_BATCH_MAX.
  */
 int p256_sign_batch(struct p256_batch_item *items, size_t n);
+
+/*
+ * Precomputed nonces (the key's "nonce": "precomputed", docs/signing.md): a pool of entries
+ * (k^-1, r, r*d) made ahead, in idle time, for one key. An entry's k comes from RFC 6979's
+ * HMAC-DRBG seeded with the key, a count of the pool's entries and 32 fresh getrandom bytes; it
+ * does not depend on any message. A signature then costs s = k^-1 (e + r*d). The pool lives in
+ * pages of its own, locked in memory (mlock), left out of core dumps (MADV_DONTDUMP) and
+ * emptied in any child of a fork (MADV_WIPEONFORK: a child sees an empty pool and signs on
+ * demand). Each entry is used once and wiped. Not thread-safe: one pool, one thread.
+ */
+struct p256_pool;
+
+/* The most entries a pool holds. */
+#define P256_POOL_MAX 4096
+
+/*
+ * An empty pool of `capacity` (1..P256_POOL_MAX) entries for key, which must outlive it. 0,
+ * P256_ERR_LENGTH (capacity), P256_ERR_SCALAR_RANGE (key->d) or P256_ERR_INTERNAL (the pages
+ * could not be mapped, advised or locked: errno says why). *out is NULL on error.
+ */
+int p256_pool_new(struct p256_pool **out, const struct p256_key *key, size_t capacity);
+
+/* How many entries the pool lacks to be full (public). */
+size_t p256_pool_missing(const struct p256_pool *pool);
+
+/*
+ * Adds up to max (at most P256_BATCH_MAX, and what is missing) entries with one getrandom call
+ * and one inversion mod n for all their nonces (Montgomery's trick). Constant time in the key
+ * and the nonces. 0, or P256_ERR_RANDOM / P256_ERR_INTERNAL (the pool keeps what it had).
+ */
+int p256_pool_refill(struct p256_pool *pool, size_t max);
+
+/*
+ * Signs digest with the pool's next entry, which is wiped at once: 0 with r||s in sig (checked:
+ * verified first, as p256_sign_checked does; P256_ERR_FAULT with sig wiped if it fails); 1
+ * when the pool is empty, sig zeroed: sign on demand instead (P256_NONCE_PRECOMPUTED in
+ * p256_sign or p256_sign_batch). Constant time in the key and the entry.
+ */
+int p256_pool_sign(struct p256_pool *pool, const uint8_t digest[P256_DIGEST_LEN], int checked,
+	uint8_t sig[P256_SIG_LEN]);
+
+/* What a pool has done, for tests and statistics: counts only, never an entry. */
+struct p256_pool_counts {
+	uint64_t made;		/* entries added */
+	uint64_t used;		/* entries taken by p256_pool_sign */
+	uint64_t wiped;		/* entries wiped after their use */
+	uint64_t ready;		/* entries waiting: made - used */
+};
+
+void p256_pool_counts(const struct p256_pool *pool, struct p256_pool_counts *c);
+
+/* Wipes every entry, unlocks and unmaps the pages; NULL is allowed. */
+void p256_pool_free(struct p256_pool *pool);
 
 /* Verification policy flags. */
 #define P256_VERIFY_LOW_S 0x1	/* refuse s > n/2 with P256_ERR_SIG_HIGH_S */

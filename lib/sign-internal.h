@@ -16,6 +16,15 @@
 
 #define SIGN_HEDGE_LEN 32
 
+/* Whether mode draws a hedge: P256_NONCE_PRECOMPUTED signs on demand exactly as hedged does. */
+static inline int sign_mode_hedged(enum p256_nonce mode)
+{
+	return mode == P256_NONCE_HEDGED || mode == P256_NONCE_PRECOMPUTED;
+}
+
+/* Loads d and checks 1 <= d < n; the one-bit outcome is public (keys are checked at load). */
+int sign_load_private(scalar *ds, const uint8_t d[32]);
+
 /* One signature in progress: the key in Montgomery form, the reduced digest, the nonce DRBG. */
 struct signing {
 	scalar d_mont;
@@ -38,6 +47,9 @@ int signing_candidate(struct signing *s, scalar *k);
 /* rs = x(kG) mod n and u = e + rs*d, the part of s that does not need k^-1. */
 int signing_commit(const struct signing *s, const scalar *k, scalar *rs, scalar *u);
 
+/* signing_commit with x, the affine x of kG (secret until the signature), already computed. */
+void signing_commit_x(const struct signing *s, const uint8_t x[32], scalar *rs, scalar *u);
+
 /* s = u * k^-1 from kinv_mont = k^-1 * R; writes r||s (public). 1 when r or s is zero, else 0. */
 int signing_finish(const scalar *rs, const scalar *u, const scalar *kinv_mont, uint8_t sig[64]);
 
@@ -52,10 +64,31 @@ int sign_with_hedge(const uint8_t d[32], const uint8_t digest[32], enum p256_non
 /* p256_sign_checked's verification of sig under key; wipes sig on failure (P256_ERR_FAULT). */
 int sign_verify_own(const struct p256_key *key, const uint8_t digest[32], uint8_t sig[64]);
 
+/* len bytes of getrandom, in one call unless a signal cuts it short. 0 or P256_ERR_RANDOM. */
+int sign_draw_random(uint8_t *buf, size_t len);
+
+/*
+ * kinv[j] = k_j^-1 * R for j < m (1 <= m) from the k_j * R in k_mont, with one inversion and
+ * 3(m-1) products (Montgomery's trick); prefix is m scalars of scratch, left secret for the
+ * caller to wipe. k_mont and kinv may not overlap.
+ */
+void sign_invert_all(const scalar *k_mont, scalar *prefix, scalar *kinv, size_t m);
+
 /*
  * p256_sign_batch with the hedges given: item i uses hedges[32*i .. 32*i+31] when it is hedged;
  * hedges NULL makes every hedged item fail with P256_ERR_RANDOM. n <= P256_BATCH_MAX.
  */
 void sign_batch_with_hedges(struct p256_batch_item *items, size_t n, const uint8_t *hedges);
+
+/* The fresh random bytes of one precomputed nonce (nonce-pool.c). */
+#define POOL_SEED_LEN 32
+
+/*
+ * p256_pool_refill with the entries' random bytes given (POOL_SEED_LEN per entry it makes,
+ * in order) instead of drawn: NULL draws them. Entry number c (counting from 0 over the
+ * pool's life) made from seed S has the nonce of p256_sign in P256_NONCE_DETERMINISTIC mode for
+ * the digest c (32 bytes big-endian) with S as extra bytes.
+ */
+int pool_refill_with_seeds(struct p256_pool *pool, size_t max, const uint8_t *seeds);
 
 #endif

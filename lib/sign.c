@@ -16,8 +16,7 @@
  * hundred failures mean a broken DRBG, not bad luck. */
 #define MAX_TRIES 100
 
-/* Loads d and checks 1 <= d < n; the one-bit outcome is public (keys are checked at load). */
-static int load_private(scalar *ds, const uint8_t d[32])
+int sign_load_private(scalar *ds, const uint8_t d[32])
 {
 	uint64_t ok;
 
@@ -38,7 +37,7 @@ static int additional_data(enum p256_nonce mode, const uint8_t *extra, size_t ex
 	*ad_len = extra_len;
 	if (mode == P256_NONCE_DETERMINISTIC)
 		return 0;
-	if (mode != P256_NONCE_HEDGED)
+	if (!sign_mode_hedged(mode))
 		return P256_ERR_LENGTH;
 	memcpy(ad + extra_len, hedge, HEDGE_LEN);
 	*ad_len += HEDGE_LEN;
@@ -64,7 +63,7 @@ int signing_start(struct signing *s, const uint8_t d[32], const uint8_t digest[3
 	int r;
 
 	s->drbg = NULL;
-	if ((r = load_private(&ds, d)) != 0 ||
+	if ((r = sign_load_private(&ds, d)) != 0 ||
 	    (r = additional_data(mode, extra, extra_len, hedge, ad, &ad_len)) != 0)
 		goto out;
 	scalar_from_bytes(&s->e, digest);
@@ -96,20 +95,25 @@ out:
 	return r;
 }
 
-int signing_commit(const struct signing *s, const scalar *k, scalar *rs, scalar *u)
+void signing_commit_x(const struct signing *s, const uint8_t x[32], scalar *rs, scalar *u)
 {
 	scalar t;
-	uint8_t x[32];
-	int r;
 
-	if ((r = ec_base_mul(k, x, NULL)) != 0)
-		goto out;
 	scalar_from_bytes(rs, x);
 	scalar_reduce(rs, rs);
 	scalar_mont_mul(&t, rs, &s->d_mont);	/* r*d (one operand in Montgomery form) */
 	scalar_add(u, &s->e, &t);		/* e + r*d */
-out:
 	scalar_wipe(&t);
+}
+
+int signing_commit(const struct signing *s, const scalar *k, scalar *rs, scalar *u)
+{
+	uint8_t x[32];
+	int r;
+
+	if ((r = ec_base_mul(k, x, NULL)) == 0)
+		signing_commit_x(s, x, rs, u);
+	explicit_bzero(x, sizeof(x));
 	return r;
 }
 
@@ -175,7 +179,7 @@ int p256_sign(const uint8_t d[P256_SCALAR_LEN], const uint8_t digest[P256_DIGEST
 	uint8_t hedge[HEDGE_LEN] = { 0 };
 	int r = 0;
 
-	if (mode == P256_NONCE_HEDGED && getrandom(hedge, HEDGE_LEN, 0) != HEDGE_LEN)
+	if (sign_mode_hedged(mode) && getrandom(hedge, HEDGE_LEN, 0) != HEDGE_LEN)
 		r = P256_ERR_RANDOM;
 	if (r == 0)
 		r = sign_with_hedge(d, digest, mode, extra, extra_len, hedge, sig);
@@ -190,7 +194,7 @@ int p256_public_from_private(const uint8_t d[P256_SCALAR_LEN], uint8_t pub[P256_
 	scalar ds;
 	int r;
 
-	if ((r = load_private(&ds, d)) != 0 || (r = ec_base_mul(&ds, pub + 1, pub + 33)) != 0)
+	if ((r = sign_load_private(&ds, d)) != 0 || (r = ec_base_mul(&ds, pub + 1, pub + 33)) != 0)
 		goto out;
 	pub[0] = 0x04;
 	ct_declassify(pub, P256_POINT_LEN);

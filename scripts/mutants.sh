@@ -141,6 +141,16 @@ mutant table-never-built lib/sign.c unit \
 mutant untabled-builds-table lib/sign.c unit \
 	's/return key_init(key, d, 0);/return key_init(key, d, 1);/'
 
+# precomputed nonces (lib/nonce-pool.c, daemon/signer.c) and the batch's x (lib/field.c)
+mutant pool-entry-reused lib/nonce-pool.c unit \
+	's/e = \&pg->e\[--pg->ready\];/e = \&pg->e[pg->ready - 1];/'
+mutant pool-kept-in-fork-child lib/nonce-pool.c unit \
+	's/madvise(p, pool->bytes, MADV_WIPEONFORK) != 0 ||//'
+mutant pool-refill-while-request-waits daemon/signer.c unit \
+	's/if (request_waiting(fd))/if (request_waiting(fd) \&\& 0)/'
+mutant field-batch-back-substitution-dropped lib/field.c unit \
+	's/^\t\t\tmont_mul(t.v, t.v, z\[j\].v);.*$//'
+
 # mod-n arithmetic (lib/scalar.c)
 mutant mont-low-limb-dropped lib/scalar.c unit \
 	's/c = mac(t0, m, N\[0\], \*t0, 0);/c = mac(t0, m, N[0], 0, 0);/'

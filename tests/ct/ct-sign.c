@@ -16,6 +16,7 @@
 #include "modinv.h"
 #include "p256.h"
 #include "scalar.h"
+#include "sign-internal.h"
 
 #define secret(p, n) ((void)VALGRIND_MAKE_MEM_UNDEFINED((p), (n)))
 #define public(p, n) ((void)VALGRIND_MAKE_MEM_DEFINED((p), (n)))
@@ -69,6 +70,32 @@ static void sign_batch(struct p256_key keys[2], const uint8_t digest[32])
 	ok(p256_sign_batch(items, 8), "p256_sign_batch");
 	for (int i = 0; i < 8; i++)
 		ok(items[i].result, "p256_sign_batch item");
+}
+
+/*
+ * Precomputed nonces: a refill (the DRBG over the key, k*G, r*d, the batch inversion) from
+ * undefined seeds and from getrandom, then signatures from the pool's entries, checked and
+ * unchecked, until it is empty, and the empty pool's refusal.
+ */
+static void pool(const struct p256_key *key, const uint8_t digest[32])
+{
+	uint8_t seeds[6 * POOL_SEED_LEN], sig[64];
+	struct p256_pool *pool;
+	int r;
+
+	memset(seeds, 0x77, sizeof(seeds));
+	secret(seeds, sizeof(seeds));
+	ok(p256_pool_new(&pool, key, 10), "p256_pool_new");
+	public(&pool, sizeof(pool));
+	if (pool == NULL)
+		return;
+	ok(pool_refill_with_seeds(pool, 6, seeds), "pool_refill_with_seeds");
+	ok(p256_pool_refill(pool, 8), "p256_pool_refill");
+	for (int i = 0; i < 10; i++)
+		ok(p256_pool_sign(pool, digest, i % 2, sig), "p256_pool_sign");
+	r = p256_pool_sign(pool, digest, 0, sig);
+	ok(r != 1, "p256_pool_sign of an empty pool refuses");
+	p256_pool_free(pool);
 }
 
 /* The scalar functions on undefined inputs; results stay undefined and are only stored. */
@@ -159,6 +186,9 @@ int main(void)
 		"p256_sign_checked deterministic");
 	ok(p256_sign_checked(&key, digest, P256_NONCE_HEDGED, NULL, 0, sig),
 		"p256_sign_checked hedged");
+	ok(p256_sign_checked(&key, digest, P256_NONCE_PRECOMPUTED, NULL, 0, sig),
+		"p256_sign_checked precomputed, on demand");
+	pool(&key, digest);
 	p256_key_clear(&key);
 
 	ok(p256_key_init_untabled(&key, d), "p256_key_init_untabled");

@@ -7,6 +7,9 @@
  * a message the table refuses ends it with status 1; it exits 0 when the parent's end closes. The
  * requests alternate between two keys, one of them verified after signing, and a key index the
  * table does not have: the SIGN requests of a write are signed as one batch, item by item.
+ * With key 0 in precomputed mode the same requests are answered with signatures that verify,
+ * from its pool or on demand; and the idle step (signer_refill_idle) refills a pool only while
+ * nothing waits to be read, one batch at a time, until it is full.
  */
 #include <poll.h>
 #include <stdlib.h>
@@ -16,6 +19,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "clock.h"
 #include "ipc.h"
 #include "keys.h"
 #include "signer.h"
@@ -72,7 +76,7 @@ static size_t read_record(int fd, uint8_t *buf, size_t cap)
  * last one with the rest, each signature equal to RFC 6979's for its digest.
  */
 static void expect_answers(int fd, uint8_t d[NKEYS][P256_SCALAR_LEN], uint64_t first,
-	size_t n, size_t per)
+	size_t n, size_t per, enum p256_nonce mode0)
 {
 	uint8_t buf[IPC_BATCH * ANSWER_LEN], digest[P256_DIGEST_LEN], want[P256_SIG_LEN];
 	uint64_t id = first;
@@ -96,6 +100,12 @@ static void expect_answers(int fd, uint8_t d[NKEYS][P256_SCALAR_LEN], uint64_t f
 			if (KEY_OF(id) == NKEYS) {
 				CHECK_INT(s.result, P256_ERR_INTERNAL);
 				CHECK(all_zero(s.sig, P256_SIG_LEN));
+			} else if (KEY_OF(id) == 0 && mode0 == P256_NONCE_PRECOMPUTED) {
+				uint8_t point[P256_POINT_LEN];
+
+				CHECK_INT(s.result, 0);
+				CHECK_INT(p256_public_from_private(d[0], point), 0);
+				CHECK_INT(p256_verify(point, sizeof(point), digest, s.sig, 0), 0);
 			} else {
 				CHECK_INT(s.result, 0);
 				CHECK_INT(p256_sign(d[KEY_OF(id)], digest, P256_NONCE_DETERMINISTIC,
@@ -109,9 +119,10 @@ static void expect_answers(int fd, uint8_t d[NKEYS][P256_SCALAR_LEN], uint64_t f
 	}
 }
 
-/* Forks a signer with the two keys (deterministic; key 1 verified after signing, with its
- * table) on a new SOCK_SEQPACKET pair; returns its pid and the test's end in *fd. */
-static pid_t start_signer(uint8_t d[NKEYS][P256_SCALAR_LEN], int *fd)
+/* Forks a signer with the two keys (key 0 in mode0, key 1 deterministic and verified after
+ * signing, with its table) on a new SOCK_SEQPACKET pair; returns its pid and the test's end in
+ * *fd. */
+static pid_t start_signer(uint8_t d[NKEYS][P256_SCALAR_LEN], enum p256_nonce mode0, int *fd)
 {
 	uint8_t point[NKEYS][P256_POINT_LEN];
 	int sv[2];
@@ -129,7 +140,7 @@ static pid_t start_signer(uint8_t d[NKEYS][P256_SCALAR_LEN], int *fd)
 		const struct policy_acl none = { 0 };
 
 		if (keys_alloc(&kt, NKEYS, 1) != 0 ||
-		    keys_set_public(&kt.pub[0], "rfc6979", point[0], P256_NONCE_DETERMINISTIC, 0,
+		    keys_set_public(&kt.pub[0], "rfc6979", point[0], mode0, 0,
 			POLICY_PURPOSE_ANY, &none) != 0 ||
 		    keys_set_public(&kt.pub[1], "checked", point[1], P256_NONCE_DETERMINISTIC, 1,
 			POLICY_PURPOSE_ANY, &none) != 0 ||
@@ -152,6 +163,54 @@ static int exit_status(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+static uint64_t pool_made(struct p256_pool *pool)
+{
+	struct p256_pool_counts c;
+
+	p256_pool_counts(pool, &c);
+	return c.made;
+}
+
+/* The idle step refills only while nothing waits on the channel, a batch per call. */
+static void test_refill_idle(uint8_t d[P256_SCALAR_LEN])
+{
+	enum { CAP = 3 * SIGNER_POOL_REFILL + 2 };
+	struct p256_pool *pools[3] = { NULL };
+	struct p256_key key;
+	uint8_t byte = 0, sig[P256_SIG_LEN], digest[P256_DIGEST_LEN] = { 9 };
+	int sv[2];
+
+	test_case = "refill in idle time";
+	if (p256_key_init_untabled(&key, d) != 0 || p256_pool_new(&pools[1], &key, CAP) != 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+		test_fatal("set-up");
+	CHECK_INT(write(sv[0], &byte, 1), 1);		/* a request waits */
+	CHECK_INT(signer_refill_idle(sv[1], pools, 3, 0), 0);
+	CHECK_INT(pool_made(pools[1]), 0);
+	CHECK_INT(recv(sv[1], &byte, 1, 0), 1);		/* read: nothing waits now */
+	/* Answers just written: it waits (yields) rather than refill. */
+	CHECK_INT(signer_refill_idle(sv[1], pools, 3, clock_now_us()), 1);
+	CHECK_INT(pool_made(pools[1]), 0);
+	for (uint64_t made = SIGNER_POOL_REFILL; made < CAP; made += SIGNER_POOL_REFILL) {
+		CHECK_INT(signer_refill_idle(sv[1], pools, 3, 0), 1);
+		CHECK_INT(pool_made(pools[1]), made);
+	}
+	CHECK_INT(signer_refill_idle(sv[1], pools, 3, 0), 1);	/* the last 2 */
+	CHECK_INT(pool_made(pools[1]), CAP);
+	CHECK_INT(signer_refill_idle(sv[1], pools, 3, 0), 0);	/* full */
+	CHECK_INT(p256_pool_sign(pools[1], digest, 0, sig), 0);
+	CHECK_INT(write(sv[0], &byte, 1), 1);		/* one used, but a request waits */
+	CHECK_INT(signer_refill_idle(sv[1], pools, 3, 0), 0);
+	CHECK_INT(pool_made(pools[1]), CAP);
+	CHECK_INT(recv(sv[1], &byte, 1, 0), 1);
+	close(sv[0]);					/* the channel's end waits too */
+	CHECK_INT(signer_refill_idle(sv[1], pools, 3, 0), 0);
+	CHECK_INT(pool_made(pools[1]), CAP);
+	close(sv[1]);
+	p256_pool_free(pools[1]);
+	p256_key_clear(&key);
+}
+
 int main(void)
 {
 	uint8_t d[NKEYS][P256_SCALAR_LEN], buf[ANSWER_LEN];
@@ -163,17 +222,18 @@ int main(void)
 
 	hex_exact(D, d[0], sizeof(d[0]));
 	hex_exact(D2, d[1], sizeof(d[1]));
-	pid = start_signer(d, &fd);
+	pid = start_signer(d, P256_NONCE_DETERMINISTIC, &fd);
 
 	/* 40 requests in one read: answered in writes of 16, 16 and 8. */
 	test_case = "40 requests";
 	send_batch(fd, 1, 40);
-	expect_answers(fd, d, 1, 40, IPC_ANSWERS_PER_WRITE);
+	expect_answers(fd, d, 1, 40, IPC_ANSWERS_PER_WRITE, P256_NONCE_DETERMINISTIC);
 
 	/* Exactly two writes' worth: no empty write after the second. */
 	test_case = "2 x IPC_ANSWERS_PER_WRITE requests";
 	send_batch(fd, 100, 2 * IPC_ANSWERS_PER_WRITE);
-	expect_answers(fd, d, 100, 2 * IPC_ANSWERS_PER_WRITE, IPC_ANSWERS_PER_WRITE);
+	expect_answers(fd, d, 100, 2 * IPC_ANSWERS_PER_WRITE, IPC_ANSWERS_PER_WRITE,
+	    P256_NONCE_DETERMINISTIC);
 	CHECK_INT(ipc_put(buf, sizeof(buf), &len, IPC_PING, 500, NULL, 0), 0);
 	CHECK_INT(write(fd, buf, len), len);
 	len = read_record(fd, buf, sizeof(buf));
@@ -184,7 +244,7 @@ int main(void)
 	/* A small batch: one write. */
 	test_case = "5 requests";
 	send_batch(fd, 600, 5);
-	expect_answers(fd, d, 600, 5, IPC_ANSWERS_PER_WRITE);
+	expect_answers(fd, d, 600, 5, IPC_ANSWERS_PER_WRITE, P256_NONCE_DETERMINISTIC);
 
 	/* The parent's end closes: the signer exits 0. */
 	test_case = "close";
@@ -194,12 +254,32 @@ int main(void)
 	/* A message only the key-holder may send (IPC_RELOAD is parent -> key-holder): refused by
 	 * the table, and the signer ends with status 1 without answering. */
 	test_case = "refused message";
-	pid = start_signer(d, &fd);
+	pid = start_signer(d, P256_NONCE_DETERMINISTIC, &fd);
 	len = 0;
 	CHECK_INT(ipc_put(buf, sizeof(buf), &len, IPC_RELOAD, 1, NULL, 0), 0);
 	CHECK_INT(write(fd, buf, len), len);
 	CHECK_INT(exit_status(pid), 1);
 	close(fd);
+
+	/*
+	 * Key 0 precomputed: 40 requests at once (its pool still filling or empty: on demand), then
+	 * after 50 ms of idle time (the pool refilled) 40 more, then one at a time.
+	 */
+	test_case = "precomputed";
+	pid = start_signer(d, P256_NONCE_PRECOMPUTED, &fd);
+	send_batch(fd, 1000, 40);
+	expect_answers(fd, d, 1000, 40, IPC_ANSWERS_PER_WRITE, P256_NONCE_PRECOMPUTED);
+	usleep(50000);
+	send_batch(fd, 2000, 40);
+	expect_answers(fd, d, 2000, 40, IPC_ANSWERS_PER_WRITE, P256_NONCE_PRECOMPUTED);
+	for (uint64_t id = 3000; id < 3010; id++) {
+		send_batch(fd, id, 1);
+		expect_answers(fd, d, id, 1, IPC_ANSWERS_PER_WRITE, P256_NONCE_PRECOMPUTED);
+	}
+	close(fd);
+	CHECK_INT(exit_status(pid), 0);
+
+	test_refill_idle(d[0]);
 	explicit_bzero(d, sizeof(d));
 	return test_done("signer");
 }

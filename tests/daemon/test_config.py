@@ -92,7 +92,13 @@ def check_config():
             "keys: must be an array of 1 to 128 keys")
     refused({"keys": [{"file": RFC_KEY}]}, "keys[0].name: missing")
     refused({"keys": [{"name": "a b", "file": RFC_KEY}]}, "keys[0].name")
-    refused({"keys": [{"name": "a", "file": RFC_KEY, "nonce": "random"}]}, "keys[0].nonce")
+    refused({"keys": [{"name": "a", "file": RFC_KEY, "nonce": "random"}]},
+            'keys[0].nonce: must be "hedged", "deterministic" or "precomputed"')
+    refused({"keys": [{"name": "a", "file": RFC_KEY, "nonce": "Precomputed"}]}, "keys[0].nonce")
+    for mode in ("hedged", "deterministic", "precomputed"):
+        r = run("--check-config", write("n.json", {"keys": [
+            {"name": "a", "file": RFC_KEY, "nonce": mode}]}))
+        check(r.returncode == 0, "nonce %s accepted: %s" % (mode, r.stderr))
     refused({"keys": [{"name": "a", "file": RFC_KEY, "verify_after_sign": 1}]},
             "keys[0].verify_after_sign")
     refused({"keys": [{"name": "a", "file": RFC_KEY}], "workers": "2"}, "workers")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: ISC
 """SIGN, SIGN_MESSAGE, PUBKEY, VERIFY, LIST_KEYS, STATUS and PING through the socket: both output
-formats, both nonce modes (deterministic = RFC 6979 A.2.5), verify_after_sign on and off, keys by
+formats, the nonce modes (deterministic = RFC 6979 A.2.5, hedged, precomputed), verify_after_sign on and off, keys by
 name and by id; signatures checked by the daemon's VERIFY and by openssl."""
 import hashlib
 import os
@@ -30,12 +30,15 @@ def main():
     tmp = tempfile.mkdtemp(prefix="p256signd-keys-")
     hedged = os.path.join(tmp, "hedged.pem")
     fast = os.path.join(tmp, "fast.pem")
+    pool = os.path.join(tmp, "pool.pem")
     openssl_key(hedged)
     openssl_key(fast)
+    openssl_key(pool)
     d = Daemon(binary, keys=[
         {"name": "rfc", "file": RFC_KEY, "nonce": "deterministic"},
         {"name": "hedged", "file": hedged},
         {"name": "fast", "file": fast, "nonce": "hedged", "verify_after_sign": False},
+        {"name": "pool", "file": pool, "nonce": "precomputed"},
     ])
     c = d.client()
 
@@ -65,8 +68,9 @@ def main():
     check(openssl_verify(d, spki, hashlib.sha256(big).digest(), r.signature()),
           "SIGN_MESSAGE of 16 KiB verifies")
 
-    # Hedged keys, with and without verify_after_sign: fresh signatures that verify.
-    for name in ("hedged", "fast"):
+    # Hedged keys, with and without verify_after_sign, and a key with precomputed nonces: fresh
+    # signatures that verify.
+    for name in ("hedged", "fast", "pool"):
         kid, point, spki = c.pubkey(name)
         digest = hashlib.sha256(name.encode()).digest()
         sigs = set()
@@ -90,8 +94,10 @@ def main():
         check(v.body == b"\x00", "VERIFY: r = s = 0 is invalid, not an error")
 
     keys = c.call(frame(LIST_KEYS, 70)).ok(LIST_KEYS).json()["keys"]
-    check([k["name"] for k in keys] == ["rfc", "hedged", "fast"], "LIST_KEYS in config order")
-    check(keys[0]["nonce"] == "deterministic" and keys[1]["nonce"] == "hedged", "nonce modes")
+    check([k["name"] for k in keys] == ["rfc", "hedged", "fast", "pool"],
+          "LIST_KEYS in config order")
+    check([k["nonce"] for k in keys] == ["deterministic", "hedged", "hedged", "precomputed"],
+          "nonce modes")
     check(keys[2]["verify_after_sign"] is False and keys[0]["verify_after_sign"] is True,
           "verify_after_sign listed")
     check(keys[0]["signatures"] == 7 and keys[1]["signatures"] == 4, "signature counters")
@@ -101,7 +107,7 @@ def main():
     st = c.call(frame(STATUS, 71)).ok(STATUS).json()
     check(st["workers"] == 2 and st["workers_alive"] == 2, "STATUS workers")
     check(st["requests"] >= 40 and st["inflight"] == 0 and st["connections"] == 1 and
-          st["signatures"] == 15,
+          st["signatures"] == 19,
           "STATUS counters: %s" % st)
     check(all(v == 0 for v in st["errors"].values()) and "unknown-key" in st["errors"],
           "STATUS errors by kind")

@@ -5,7 +5,9 @@
  * to hit the carries of the Montgomery reduction, and the edges 0, 1, 2, p-2, p-1 for each
  * coordinate (Z = 0 gives x = y = 0). With y NULL only x is written. The verification's
  * comparison field_x_mod_n_is on 10,000 of them, with x = r, r + n, r + 1 and r + n - p, and
- * false for Z = 0 (infinity) whatever X and r, X = 0 included (0 = r 0^2).
+ * false for Z = 0 (infinity) whatever X and r, X = 0 included (0 = r 0^2). The batch conversion
+ * field_affine_x_batch against the same BIGNUM figures for every batch size 1..64 (nonzero Z,
+ * the edges 1, 2, p-2, p-1 among them), 400 batches in all.
  */
 #include <openssl/bn.h>
 
@@ -122,6 +124,30 @@ static void random_below_p(struct prng *g, uint8_t out[32])
 	reduce_p(out, v);
 }
 
+/* m points at once: each x as BIGNUM computes it alone; nothing written past x[m - 1]. */
+static void check_batch(struct prng *g, const uint8_t edges[5][32], size_t m)
+{
+	uint8_t X[FIELD_BATCH_MAX][32], Z[FIELD_BATCH_MAX][32], x[FIELD_BATCH_MAX + 1][32];
+	uint8_t want[32];
+
+	for (size_t j = 0; j < m; j++) {
+		random_below_p(g, X[j]);
+		do
+			random_below_p(g, Z[j]);
+		while (all_zero(Z[j], 32));
+		if (j % 7 == 3)
+			memcpy(Z[j], edges[1 + j % 4], 32);
+	}
+	memset(x, 0xaa, sizeof(x));
+	field_affine_x_batch(x, (const uint8_t (*)[32])X, (const uint8_t (*)[32])Z, m);
+	for (size_t j = 0; j < m; j++) {
+		expected(want, X[j], Z[j], 2);
+		CHECK_MEM(x[j], want, 32);
+	}
+	for (size_t i = 0; i < 32; i++)
+		CHECK(x[m][i] == 0xaa);
+}
+
 int main(void)
 {
 	struct prng g = { 0xf1e1d };
@@ -156,6 +182,8 @@ int main(void)
 			memset(X, 0, 16);
 		check_x_mod_n(Z, X);
 	}
+	for (int round = 0; round < 400; round++)
+		check_batch(&g, (const uint8_t (*)[32])edges, 1 + (size_t)round % FIELD_BATCH_MAX);
 	BN_free(p);
 	BN_free(n);
 	BN_CTX_free(ctx);

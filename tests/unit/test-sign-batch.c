@@ -118,7 +118,7 @@ static void check_failures(void)
 		fill(&items[i], i, 8, P256_NONCE_DETERMINISTIC);
 	items[1].key = &zero;				/* d = 0 */
 	items[2].extra_len = 65;			/* too much extra */
-	items[3].mode = (enum p256_nonce)2;		/* no such mode */
+	items[3].mode = (enum p256_nonce)3;		/* no such mode */
 	faulty.d[31] ^= 0x01;				/* d no longer matches pub */
 	items[5].key = &faulty;
 	items[5].checked = 1;

@@ -111,7 +111,7 @@ static void check_modes(const uint8_t d[32], const uint8_t pub[65])
 	memset(sig[0], 0xaa, 64);
 	CHECK_INT(p256_sign(d, DIGEST, P256_NONCE_DETERMINISTIC, NULL, 1, sig[0]), P256_ERR_LENGTH);
 	CHECK(all_zero(sig[0], 64));
-	CHECK_INT(p256_sign(d, DIGEST, (enum p256_nonce)2, NULL, 0, sig[0]), P256_ERR_LENGTH);
+	CHECK_INT(p256_sign(d, DIGEST, (enum p256_nonce)3, NULL, 0, sig[0]), P256_ERR_LENGTH);
 }
 
 /* d = 0 and d >= n are refused everywhere; d = 1 and d = n - 1 work. */
