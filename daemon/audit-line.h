@@ -2,19 +2,26 @@
 #ifndef P256SIGND_AUDIT_LINE_H
 #define P256SIGND_AUDIT_LINE_H
 
-#include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "audit-record.h"
 
 /*
- * A record's line: the jansson object written as compact JSON, members in their order, the same
- * bytes json_dumps(JSON_PRESERVE_ORDER | JSON_COMPACT) gives for the types records hold (objects,
- * strings, integers). Why not json_dumps: it passes every character through its UTF-8 decoder and
- * an output callback, about 20 ns a character, 9 us for a 450-byte record; the audit writes one per
- * request (docs/performance.md, "Audit cost").
+ * A record's line (docs/audit.md): the entry with its place in the chain (seq, and prev, the
+ * SHA-256 of the line before), written as compact JSON with the members in their documented
+ * order: the same bytes json_dumps(JSON_PRESERVE_ORDER | JSON_COMPACT) gives for a jansson object
+ * of those members. Written straight from the entry, one per request: building a jansson object
+ * and dumping it cost the parent several microseconds a record (docs/performance.md, "Audit
+ * cost").
  */
 
-/* Writes rec's line (no newline) to out (cap bytes): its length, or 0 when it does not fit or
- * holds another type. */
-size_t audit_line(const json_t *rec, char *out, size_t cap);
+/* Writes e's line (no newline) to out (cap bytes): its length, or 0 when it does not fit or the
+ * entry is not one a record can be (an unknown type or subject). */
+size_t audit_line(const struct audit_entry *e, uint64_t seq, const uint8_t prev[32], char *out,
+	size_t cap);
+
+/* The name of a record's type ("open", "request", "checkpoint"). */
+const char *audit_type_name(enum audit_type type);
 
 #endif

@@ -2,17 +2,28 @@
 #ifndef P256SIGND_AUDIT_RECORD_H
 #define P256SIGND_AUDIT_RECORD_H
 
-#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "keys.h"
+#include "peer.h"
+#include "proto.h"
+
 /*
- * The members of audit records (docs/audit.md) as jansson objects, in the documented order. The
- * chain members (v, type, seq, time, prev) come first: audit_record_new puts them there with
- * time set and seq and prev as placeholders, which audit_record_chain fills when the record takes
- * its place in the chain (a set keeps a member's position).
+ * Audit records (docs/audit.md) as they wait in a batch: fixed-size entries holding copies of
+ * what their line shows, stamped with the time they were made. One is made per request, so
+ * nothing here allocates; the chain members (seq, prev) are known only when the batch is
+ * written and are put in the line then (audit-line.h).
  */
+
+#define AUDIT_TIME_LEN 27		/* "2026-12-01T12:00:00.123456Z" */
+
+enum audit_type {
+	AUDIT_OPEN = 0,
+	AUDIT_REQUEST,
+	AUDIT_CHECKPOINT,
+};
 
 /* What a request asked to have signed, as its record shows it. */
 enum audit_subject_kind {
@@ -30,14 +41,15 @@ struct audit_subject {
 	uint8_t hash[64];
 };
 
-/* One request and its answer. Pointers may be NULL where a member does not apply. */
+/* One request and its answer, as the server knows it. Pointers may be NULL where a member does
+ * not apply. */
 struct audit_request {
 	const struct ucred *peer;	/* SO_PEERCRED at accept */
 	const char *comm;		/* the peer's process name, when known */
 	const char *unit;		/* its systemd unit, when known */
 	unsigned long conn;
 	uint32_t id;
-	const char *op;			/* "sign", ..., or "frame" */
+	const char *op;			/* "sign", ..., or "frame": a static string */
 	const char *key;		/* a key that exists */
 	const uint8_t *key_id;		/* its id (32 bytes) */
 	const struct audit_subject *subject;
@@ -47,17 +59,53 @@ struct audit_request {
 	uint64_t us;			/* from the frame's arrival */
 };
 
-/* A new record of type, stamped with the time now; NULL when out of memory. */
-json_t *audit_record_new(const char *type);
+/* A request's record: "" for a string member that is absent. */
+struct audit_request_entry {
+	unsigned long conn;
+	uint32_t id;
+	int64_t pid, uid, gid;
+	char comm[PEER_COMM_MAX];
+	char unit[PEER_UNIT_MAX];
+	const char *op;
+	char key[PROTO_NAME_MAX + 1];
+	uint8_t has_key_id, has_sig;
+	uint8_t key_id[P256_KEY_ID_LEN];
+	struct audit_subject subject;
+	uint16_t error;
+	uint8_t sig_sha256[32];
+	uint64_t us;
+};
 
-/* The members of a request record after the chain's, added to rec. 0 or -1. */
-int audit_record_request(json_t *rec, const struct audit_request *r);
+struct audit_checkpoint_entry {
+	const char *reason;		/* a static string */
+	uint64_t covers_seq;
+	uint8_t covers_hash[32];
+	uint8_t key_id[P256_KEY_ID_LEN];
+	uint8_t sig[P256_SIG_LEN];
+};
 
-/* Sets seq and prev (hex of the previous line's SHA-256). 0 or -1. */
-int audit_record_chain(json_t *rec, uint64_t seq, const uint8_t prev[32]);
+struct audit_open_entry {
+	const char *reason;		/* a static string */
+	int64_t pid;
+	const struct key_public *key;	/* the audit key, NULL without one; outlives the entry */
+};
 
-/* Adds a member holding n bytes as hex. 0 or -1. */
-int audit_record_hex(json_t *rec, const char *name, const uint8_t *bytes, size_t n);
+struct audit_entry {
+	uint8_t type;			/* enum audit_type */
+	char time[AUDIT_TIME_LEN];
+	union {
+		struct audit_request_entry req;
+		struct audit_checkpoint_entry cp;
+		struct audit_open_entry open;
+	} u;
+};
+
+/* Starts a record of type in *e, stamped with the time now. 0 or -1. */
+int audit_record_new(struct audit_entry *e, enum audit_type type);
+
+/* Makes *e the record of request r. 0, or -1 (the clock failed, comm or unit is no UTF-8: it
+ * could not be written as JSON). */
+int audit_record_request(struct audit_entry *e, const struct audit_request *r);
 
 /* SHA-256 of n bytes. 0 or -1. */
 int audit_sha256(const void *data, size_t n, uint8_t out[32]);

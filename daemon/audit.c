@@ -13,7 +13,6 @@
 #include "audit-journal.h"
 #include "audit-line.h"
 #include "clock.h"
-#include "hex.h"
 #include "log.h"
 
 /* Records unsealed this long get a `time` checkpoint; a failing write is retried as often. */
@@ -74,49 +73,73 @@ int audit_init(struct audit *a, const struct config_audit *cfg, char *err, size_
 	return 0;
 }
 
-static int append(struct audit *a, json_t *rec, int checkpoint)
+/* The batch's next entry, for the caller to fill (the batch grows, an entry is never allocated
+ * alone); NULL when out of memory (counted lost). */
+static struct audit_entry *next_entry(struct audit *a)
 {
 	if (a->n == a->cap) {
 		size_t cap = a->cap ? 2 * a->cap : 64;
 		struct audit_entry *b = realloc(a->batch, cap * sizeof(*b));
 
 		if (b == NULL) {
-			json_decref(rec);
 			a->lost++;
-			return -1;
+			return NULL;
 		}
 		a->batch = b;
 		a->cap = cap;
 	}
-	a->batch[a->n++] = (struct audit_entry){ .rec = rec, .checkpoint = checkpoint };
-	return 0;
+	return &a->batch[a->n];
+}
+
+/* The entry next_entry gave, filled, joins the batch: its ticket. */
+static uint64_t append(struct audit *a)
+{
+	a->n++;
+	return a->next_ticket++;
 }
 
 uint64_t audit_request(struct audit *a, const struct audit_request *r)
 {
-	json_t *rec = audit_record_new("request");
+	struct audit_entry *e = next_entry(a);
 
-	if (rec == NULL || audit_record_request(rec, r) != 0) {
-		json_decref(rec);
+	if (e == NULL)
+		return 0;
+	if (audit_record_request(e, r) != 0) {
 		a->lost++;
 		return 0;
 	}
-	if (append(a, rec, 0) != 0)
-		return 0;
-	return a->next_ticket++;
+	return append(a);
 }
 
 /* The line people read in the journal. */
-static void journal_message(const json_t *rec, char *out, size_t len)
+static void journal_message(const struct audit_entry *e, uint64_t seq, char *out, size_t len)
 {
-	const char *type = json_string_value(json_object_get(rec, "type"));
-	const char *op = json_string_value(json_object_get(rec, "op"));
-	const char *result = json_string_value(json_object_get(rec, "result"));
-	const char *key = json_string_value(json_object_get(rec, "key"));
+	const struct audit_request_entry *q = &e->u.req;
 
-	snprintf(out, len, "audit %s %" JSON_INTEGER_FORMAT "%s%s%s%s%s%s", type,
-	    json_integer_value(json_object_get(rec, "seq")), op ? " " : "", op ? op : "",
-	    key ? " key=" : "", key ? key : "", result ? " " : "", result ? result : "");
+	if (e->type != AUDIT_REQUEST) {
+		snprintf(out, len, "audit %s %llu", audit_type_name(e->type),
+		    (unsigned long long)seq);
+		return;
+	}
+	snprintf(out, len, "audit request %llu %s%s%s %s", (unsigned long long)seq, q->op,
+	    q->key[0] != '\0' ? " key=" : "", q->key,
+	    q->error == 0 ? "ok" : proto_error_tag(q->error));
+}
+
+/* Sends the line just written (len bytes at line) to the journal, as the record it reads back
+ * as: the journal's fields are the file's. 0 or a positive errno. */
+static int journal_send(const struct audit_entry *e, uint64_t seq, const char *line, size_t len)
+{
+	json_t *rec = json_loadb(line, len, 0, NULL);
+	char msg[160];
+	int r;
+
+	if (rec == NULL)
+		return ENOMEM;	/* the line is ours: only memory can fail it */
+	journal_message(e, seq, msg, sizeof(msg));
+	r = audit_journal_send(rec, msg);
+	json_decref(rec);
+	return -r;
 }
 
 /* Room for one more line (and its newline) after fill bytes of a->buf. 0 or -1. */
@@ -144,27 +167,20 @@ static size_t chain_batch(struct audit *a, size_t *ends, uint8_t (*hashes)[32], 
 
 	*journal_err = 0;
 	for (i = 0; i < a->n; i++) {
-		char msg[160];
-		size_t len = 0;
-		int r;
+		uint64_t seq = a->seq + i + 1;
+		size_t len;
 
-		if (audit_record_chain(a->batch[i].rec, a->seq + i + 1, prev) != 0)
-			break;
 		if (a->buf_cap - fill <= RECORD_LINE_MAX && grow(a, fill) != 0)
 			break;
-		len = audit_line(a->batch[i].rec, a->buf + fill, RECORD_LINE_MAX);
+		len = audit_line(&a->batch[i], seq, prev, a->buf + fill, RECORD_LINE_MAX);
 		if (len == 0 || audit_sha256(a->buf + fill, len, hashes[i]) != 0)
+			break;
+		if (a->journal &&
+		    (*journal_err = journal_send(&a->batch[i], seq, a->buf + fill, len)) != 0)
 			break;
 		a->buf[fill + len] = '\n';
 		fill += len + 1;
 		ends[i] = fill;
-		if (a->journal) {
-			journal_message(a->batch[i].rec, msg, sizeof(msg));
-			if ((r = audit_journal_send(a->batch[i].rec, msg)) != 0) {
-				*journal_err = -r;
-				break;
-			}
-		}
 		prev = hashes[i];
 	}
 	return i;
@@ -278,13 +294,13 @@ void audit_flush(struct audit *a)
 	for (i = 0; i < chained; i++) {
 		a->seq++;
 		memcpy(a->hash, hashes[i], sizeof(a->hash));
-		if (a->batch[i].checkpoint)
+		if (a->batch[i].type == AUDIT_CHECKPOINT)
 			continue;
 		a->last_plain_seq = a->seq;
 		a->since_checkpoint++;
 	}
 	for (i = 0; i < done; i++)
-		a->checkpoints += a->batch[i].checkpoint;
+		a->checkpoints += a->batch[i].type == AUDIT_CHECKPOINT;
 	a->records += done;
 	keep = journal_waits(a, journal_err, ready, done);
 out:
@@ -300,8 +316,6 @@ out:
 		    a->tail_len > 0 ? errno : ENOMEM);
 	else if (a->tail_len == 0)
 		a->failing = 0;
-	for (i = 0; i < a->n - keep; i++)
-		json_decref(a->batch[i].rec);
 	memmove(a->batch, a->batch + a->n - keep, keep * sizeof(*a->batch));
 	a->n = keep;
 	free(ends);
@@ -338,7 +352,7 @@ static void maybe_seal(struct audit *a, const char *reason)
 
 void audit_sealed(struct audit *a, const struct ipc_signature *m)
 {
-	json_t *rec;
+	struct audit_entry *e;
 
 	if (!a->sealing)
 		return;
@@ -347,22 +361,20 @@ void audit_sealed(struct audit *a, const struct ipc_signature *m)
 		log_error("audit: the key-holder could not seal the log (%d)", (int)m->result);
 		return;
 	}
-	rec = audit_record_new("checkpoint");
-	if (rec == NULL ||
-	    json_object_set_new(rec, "reason", json_string(a->out_reason)) != 0 ||
-	    json_object_set_new(rec, "covers_seq", json_integer((json_int_t)a->out.covers_seq)) != 0 ||
-	    audit_record_hex(rec, "covers_hash", a->out.covers_hash, 32) != 0 ||
-	    audit_record_hex(rec, "key_id", a->key.id, sizeof(a->key.id)) != 0 ||
-	    audit_record_hex(rec, "sig", m->sig, sizeof(m->sig)) != 0) {
-		json_decref(rec);
+	if ((e = next_entry(a)) == NULL)
+		return;
+	if (audit_record_new(e, AUDIT_CHECKPOINT) != 0) {
 		a->lost++;
 		return;
 	}
+	e->u.cp.reason = a->out_reason;
+	e->u.cp.covers_seq = a->out.covers_seq;
+	memcpy(e->u.cp.covers_hash, a->out.covers_hash, sizeof(e->u.cp.covers_hash));
+	memcpy(e->u.cp.key_id, a->key.id, sizeof(e->u.cp.key_id));
+	memcpy(e->u.cp.sig, m->sig, sizeof(e->u.cp.sig));
 	a->covered_seq = a->out.covers_seq;
-	if (append(a, rec, 1) == 0) {
-		a->next_ticket++;
-		audit_flush(a);
-	}
+	append(a);
+	audit_flush(a);
 }
 
 /* A seal asked for and awaited (reopen, stop): the file then ends with its checkpoint. */
@@ -398,27 +410,19 @@ static void timer_cb(evutil_socket_t fd, short what, void *arg)
 /* The `open` record of a file: reason, pid, and the audit key. 0 or -1. */
 static int append_open(struct audit *a, const char *reason)
 {
-	json_t *rec = audit_record_new("open"), *key = NULL;
-	char point[2 * P256_POINT_LEN + 1];
+	struct audit_entry *e = next_entry(a);
 
-	if (rec == NULL || json_object_set_new(rec, "reason", json_string(reason)) != 0 ||
-	    json_object_set_new(rec, "pid", json_integer((json_int_t)getpid())) != 0)
-		goto fail;
-	if (a->have_key) {
-		hex_encode(a->key.point, sizeof(a->key.point), point);
-		key = json_pack("{s:s, s:s, s:s}", "name", a->key.name, "key_id", a->key.id_hex,
-		    "public", point);
-		if (json_object_set_new(rec, "audit_key", key) != 0)
-			goto fail;
-	}
-	if (append(a, rec, 0) != 0)
+	if (e == NULL)
 		return -1;
-	a->next_ticket++;
+	if (audit_record_new(e, AUDIT_OPEN) != 0) {
+		a->lost++;
+		return -1;
+	}
+	e->u.open.reason = reason;
+	e->u.open.pid = getpid();
+	e->u.open.key = a->have_key ? &a->key : NULL;
+	append(a);
 	return 0;
-fail:
-	json_decref(rec);
-	a->lost++;
-	return -1;
 }
 
 int audit_start(struct audit *a, struct event_base *base, const struct key_public *key,
@@ -505,8 +509,6 @@ json_t *audit_status_json(const struct audit *a)
 
 void audit_free(struct audit *a)
 {
-	for (size_t i = 0; i < a->n; i++)
-		json_decref(a->batch[i].rec);
 	free(a->batch);
 	free(a->buf);
 	free(a->tail);

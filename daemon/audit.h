@@ -35,12 +35,6 @@ struct audit_callbacks {
 	void *arg;
 };
 
-/* One record waiting for the next write. */
-struct audit_entry {
-	json_t *rec;
-	int checkpoint;
-};
-
 struct audit {
 	const struct config_audit *cfg;
 	struct audit_callbacks cb;
@@ -52,7 +46,8 @@ struct audit {
 	uint8_t hash[32];
 	int have_key;
 	struct key_public key;
-	/* Records appended since the last write, and the tail of a line a write cut short. */
+	/* Records appended since the last write (one array, reused), and the tail of a line a
+	 * write cut short. */
 	struct audit_entry *batch;
 	size_t n, cap;
 	uint64_t next_ticket;
