@@ -208,7 +208,7 @@ mutant der-minimal-length-unchecked lib/cursor.c unit \
 mutant der-zero-padding-accepted lib/cursor.c unit \
 	's/if (!(v.p\[1\] \& 0x80))/if (0)/'
 mutant der-trailing-accepted lib/der.c unit \
-	's/(r = cursor_get_der(&c, 0x30, &seq)) != 0 || (r = cursor_end(&c)) != 0 ||/(r = cursor_get_der(\&c, 0x30, \&seq)) != 0 ||/'
+	's/(r = cursor_get_der(&c, 0x30, &seq)) == 0 && (r = cursor_end(&c)) == 0 &&/(r = cursor_get_der(\&c, 0x30, \&seq)) == 0 \&\&/'
 mutant der-sign-byte-dropped lib/der.c unit \
 	's/int pad = (v\[skip\] \& 0x80) != 0;/int pad = 0;/'
 
