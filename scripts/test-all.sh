@@ -67,7 +67,7 @@ else
 fi
 
 if CC=clang configure build-fuzz -Dfuzz=true -Db_lundef=false; then
-	step "fuzzers (60 s each)" scripts/run-fuzzers.sh build-fuzz 60
+	step "fuzzers (30 s each)" scripts/run-fuzzers.sh build-fuzz 30
 else
 	failed=$((failed + 1))
 fi
