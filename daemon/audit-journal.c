@@ -30,7 +30,6 @@
  * The native protocol is small (systemd.io JOURNAL_NATIVE_PROTOCOL), so it is spoken here
  * with a non-blocking socket: a full queue is -EAGAIN at once, for the caller to decide.
  */
-#define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
 struct field {
 	char name[NAME_MAX_LEN + 1];
@@ -168,7 +167,8 @@ static int journal_socket(void)
 int audit_journal_send(const json_t *record, const char *message)
 {
 	static struct entry e;	/* 17 KiB: kept off the stack, the parent is one thread */
-	static const struct sockaddr_un sa = { .sun_family = AF_UNIX, .sun_path = JOURNAL_SOCKET };
+	static const struct sockaddr_un sa = { .sun_family = AF_UNIX,
+		.sun_path = AUDIT_JOURNAL_SOCKET };
 	struct msghdr mh = { .msg_name = (void *)&sa, .msg_namelen = sizeof(sa) };
 	int r;
 

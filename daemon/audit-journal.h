@@ -4,6 +4,9 @@
 
 #include <jansson.h>
 
+/* journald's socket for the native protocol. */
+#define AUDIT_JOURNAL_SOCKET "/run/systemd/journal/socket"
+
 /*
  * Sends one audit record (docs/audit.md) to the systemd journal as structured fields: each member
  * becomes P256SIGN_<MEMBER> in upper case ('-' as '_'), a nested object's members

@@ -18,8 +18,6 @@
 /* Records unsealed this long get a `time` checkpoint; a failing write is retried as often. */
 #define TIME_CHECKPOINT_MS 2000
 #define RETRY_MS 250
-/* journald's socket: sd_journal_send drops a record silently when nobody listens there. */
-#define JOURNAL_SOCKET "/run/systemd/journal/socket"
 /* The longest line (a record is a few hundred bytes), and the batch buffer's first size. */
 #define RECORD_LINE_MAX 2048
 #define BUF_START 65536
@@ -50,10 +48,10 @@ int audit_init(struct audit *a, const struct config_audit *cfg, char *err, size_
 	a->fd = -1;
 	a->next_ticket = 1;
 	a->fail_closed = cfg->configured && cfg->fail_closed;
-	a->journal = (!cfg->configured || cfg->journal) && access(JOURNAL_SOCKET, F_OK) == 0;
+	a->journal = (!cfg->configured || cfg->journal) && access(AUDIT_JOURNAL_SOCKET, F_OK) == 0;
 	if (cfg->configured && cfg->journal && !a->journal) {
 		snprintf(err, errlen, "audit.journal: true, but journald does not listen (%s: %s): "
-		    "records handed to it would be lost; set \"journal\": false", JOURNAL_SOCKET,
+		    "no record could be written; set \"journal\": false", AUDIT_JOURNAL_SOCKET,
 		    strerror(errno));
 		return -1;
 	}
