@@ -104,90 +104,92 @@ def main():
     os.makedirs(os.path.dirname(JOURNAL))
     j = Journal()
     tmp = tempfile.mkdtemp(prefix="p256signd-journal-")
-    os.chmod(tmp, 0o755)
-    audit_key = os.path.join(tmp, "audit.pem")
-    openssl_key(audit_key)
-    path = os.path.join(tmp, "audit.jsonl")
-    d = Daemon(binary, keys=[{"name": "rfc", "file": RFC_KEY, "nonce": "deterministic"},
-                             {"name": "audit", "file": audit_key, "purpose": "audit"}],
-               extra={"audit": {"journal": True, "file": path, "key": "audit"}})
-    c = d.client()
+    # The tmpfs on /run goes with this process's mount namespace, also after a failure.
+    try:
+        os.chmod(tmp, 0o755)
+        audit_key = os.path.join(tmp, "audit.pem")
+        openssl_key(audit_key)
+        path = os.path.join(tmp, "audit.jsonl")
+        d = Daemon(binary, keys=[{"name": "rfc", "file": RFC_KEY, "nonce": "deterministic"},
+                                 {"name": "audit", "file": audit_key, "purpose": "audit"}],
+                   extra={"audit": {"journal": True, "file": path, "key": "audit"}})
+        c = d.client()
 
-    # Every record, the open record first, reaches the journal with the file's members.
-    r = c.call(sign_req(1, key_name("rfc"), RFC_DIGEST)).ok(SIGN)
-    sig = r.body[2:]
-    time.sleep(0.2)
-    with open(path) as f:
-        recs = [json.loads(l) for l in f]
-    by_seq = {int(e["P256SIGN_SEQ"]): e for e in j.entries}
-    for rec in recs:
-        e = by_seq.get(rec["seq"])
-        check(e is not None, "record %d in the journal" % rec["seq"])
-        for k, v in rec.items():
-            if isinstance(v, dict):
-                for k2, v2 in v.items():
-                    check(e["P256SIGN_%s_%s" % (k.upper(), k2.upper())] == str(v2),
-                          "journal field %s.%s of record %d" % (k, k2, rec["seq"]))
-            else:
-                check(e["P256SIGN_" + k.upper()] == str(v), "journal field %s of record %d: %s"
-                      % (k, rec["seq"], e.get("P256SIGN_" + k.upper())))
-        check(e["SYSLOG_IDENTIFIER"] == "p256signd" and e["PRIORITY"] == "6" and
-              e["MESSAGE"].startswith("audit %s %d" % (rec["type"], rec["seq"])),
-              "MESSAGE, PRIORITY, SYSLOG_IDENTIFIER: %s" % e)
-    sign_rec = [e for e in j.entries if e.get("P256SIGN_OP") == "sign"]
-    check(len(sign_rec) == 1 and sign_rec[0]["P256SIGN_DIGEST"] == RFC_DIGEST.hex() and
-          sign_rec[0]["P256SIGN_SIG_SHA256"] == hashlib.sha256(sig).hexdigest() and
-          sign_rec[0]["P256SIGN_PEER_UID"] == "0",
-          "the signature's record: digest, sig_sha256, peer uid: %s" % sign_rec)
+        # Every record, the open record first, reaches the journal with the file's members.
+        r = c.call(sign_req(1, key_name("rfc"), RFC_DIGEST)).ok(SIGN)
+        sig = r.body[2:]
+        time.sleep(0.2)
+        with open(path) as f:
+            recs = [json.loads(l) for l in f]
+        by_seq = {int(e["P256SIGN_SEQ"]): e for e in j.entries}
+        for rec in recs:
+            e = by_seq.get(rec["seq"])
+            check(e is not None, "record %d in the journal" % rec["seq"])
+            for k, v in rec.items():
+                if isinstance(v, dict):
+                    for k2, v2 in v.items():
+                        check(e["P256SIGN_%s_%s" % (k.upper(), k2.upper())] == str(v2),
+                              "journal field %s.%s of record %d" % (k, k2, rec["seq"]))
+                else:
+                    check(e["P256SIGN_" + k.upper()] == str(v), "journal field %s of record %d: %s"
+                          % (k, rec["seq"], e.get("P256SIGN_" + k.upper())))
+            check(e["SYSLOG_IDENTIFIER"] == "p256signd" and e["PRIORITY"] == "6" and
+                  e["MESSAGE"].startswith("audit %s %d" % (rec["type"], rec["seq"])),
+                  "MESSAGE, PRIORITY, SYSLOG_IDENTIFIER: %s" % e)
+        sign_rec = [e for e in j.entries if e.get("P256SIGN_OP") == "sign"]
+        check(len(sign_rec) == 1 and sign_rec[0]["P256SIGN_DIGEST"] == RFC_DIGEST.hex() and
+              sign_rec[0]["P256SIGN_SIG_SHA256"] == hashlib.sha256(sig).hexdigest() and
+              sign_rec[0]["P256SIGN_PEER_UID"] == "0",
+              "the signature's record: digest, sig_sha256, peer uid: %s" % sign_rec)
 
-    # journald stops reading: its queue fills, the replies wait for their records; it reads
-    # again within the bound, and every request is signed.
-    qlen = int(open("/proc/sys/net/unix/max_dgram_qlen").read())
-    n = qlen + 200
-    j.reading.clear()
-    time.sleep(0.1)
-    done = {}
-    t = threading.Thread(target=lambda: done.update(pipeline(c, 100, n)))
-    t.start()
-    time.sleep(0.4)
-    check(t.is_alive(), "replies held while the journal's queue is full")
-    j.reading.set()
-    t.join(30)
-    check(not t.is_alive() and len(done) == n, "all %d answered" % n)
-    bad = sorted(set(r.error for r in done.values() if r.type != SIGN | RESPONSE))
-    check(not bad, "a busy journald fails nothing: errors %s\n%s" % (bad, d.log_text()[-3000:]))
-    check(c.call(frame(STATUS, 2)).ok(STATUS).json()["audit"]["state"] == "ok", "audit ok")
-
-    # Stuck past the bound (1 s): the records are refused, signing fails closed, PING works;
-    # once journald reads again, signing resumes by itself.
-    j.reading.clear()
-    time.sleep(0.1)
-    got = pipeline(c, 1000, qlen + 50)
-    refused = [r for r in got.values() if r.type == ERROR]
-    check(refused and all(r.error == AUDIT_UNAVAILABLE for r in refused),
-          "a journald stuck past the bound: audit-unavailable (%d of %d)" % (len(refused), len(got)))
-    check(c.call(frame(PING, 3)).ok(PING).id == 3, "PING answered while failing")
-    st = c.call(frame(STATUS, 4)).ok(STATUS).json()["audit"]
-    check(st["state"] == "failing" and "journal" in st["error"], "STATUS says why: %s" % st)
-    j.reading.set()
-    deadline = time.monotonic() + 5
-    while c.call(sign_req(5, key_name("rfc"), RFC_DIGEST)).type != SIGN | RESPONSE:
-        check(time.monotonic() < deadline, "signing did not come back")
+        # journald stops reading: its queue fills, the replies wait for their records; it reads
+        # again within the bound, and every request is signed.
+        qlen = int(open("/proc/sys/net/unix/max_dgram_qlen").read())
+        n = qlen + 200
+        j.reading.clear()
         time.sleep(0.1)
+        done = {}
+        t = threading.Thread(target=lambda: done.update(pipeline(c, 100, n)))
+        t.start()
+        time.sleep(0.4)
+        check(t.is_alive(), "replies held while the journal's queue is full")
+        j.reading.set()
+        t.join(30)
+        check(not t.is_alive() and len(done) == n, "all %d answered" % n)
+        bad = sorted(set(r.error for r in done.values() if r.type != SIGN | RESPONSE))
+        check(not bad, "a busy journald fails nothing: errors %s\n%s" % (bad, d.log_text()[-3000:]))
+        check(c.call(frame(STATUS, 2)).ok(STATUS).json()["audit"]["state"] == "ok", "audit ok")
 
-    # journald gone: refused at once; back when its socket is.
-    j.close()
-    c.expect_error(sign_req(6, key_name("rfc"), RFC_DIGEST), AUDIT_UNAVAILABLE)
-    j = Journal()
-    deadline = time.monotonic() + 5
-    while c.call(sign_req(7, key_name("rfc"), RFC_DIGEST)).type != SIGN | RESPONSE:
-        check(time.monotonic() < deadline, "signing did not come back after journald did")
+        # Stuck past the bound (1 s): the records are refused, signing fails closed, PING works;
+        # once journald reads again, signing resumes by itself.
+        j.reading.clear()
         time.sleep(0.1)
-    c.close()
-    d.stop()
-    j.close()
-    subprocess.run(["rm", "-rf", tmp], check=True)
-    subprocess.run(["umount", "/run"], check=True)
+        got = pipeline(c, 1000, qlen + 50)
+        refused = [r for r in got.values() if r.type == ERROR]
+        check(refused and all(r.error == AUDIT_UNAVAILABLE for r in refused),
+              "a journald stuck past the bound: audit-unavailable (%d of %d)" % (len(refused), len(got)))
+        check(c.call(frame(PING, 3)).ok(PING).id == 3, "PING answered while failing")
+        st = c.call(frame(STATUS, 4)).ok(STATUS).json()["audit"]
+        check(st["state"] == "failing" and "journal" in st["error"], "STATUS says why: %s" % st)
+        j.reading.set()
+        deadline = time.monotonic() + 5
+        while c.call(sign_req(5, key_name("rfc"), RFC_DIGEST)).type != SIGN | RESPONSE:
+            check(time.monotonic() < deadline, "signing did not come back")
+            time.sleep(0.1)
+
+        # journald gone: refused at once; back when its socket is.
+        j.close()
+        c.expect_error(sign_req(6, key_name("rfc"), RFC_DIGEST), AUDIT_UNAVAILABLE)
+        j = Journal()
+        deadline = time.monotonic() + 5
+        while c.call(sign_req(7, key_name("rfc"), RFC_DIGEST)).type != SIGN | RESPONSE:
+            check(time.monotonic() < deadline, "signing did not come back after journald did")
+            time.sleep(0.1)
+        c.close()
+        d.stop()
+        j.close()
+    finally:
+        subprocess.run(["rm", "-rf", tmp], check=True)
     print("ok")
 
 
