@@ -289,6 +289,9 @@ def inflight_and_stop(binary):
     check(r.id == 1 and r.signature() == RFC_R + RFC_S, "the request in flight is answered")
     check(c.recv() is None, "then the connection closes")
     c.close()
+    # It is stopping on the SIGTERM above: wait for its exit rather than send a second one,
+    # which could arrive after its handlers are gone and end it by the signal.
+    d.proc.wait(TIMEOUT)
     d.stop()
 
 
