@@ -7,6 +7,8 @@ set -u
 cd "$(dirname "$0")/.."
 passed=0
 failed=0
+failures=$(mktemp) # what failed, repeated at the end: a long log's tail should name it
+trap 'rm -f "$failures"' EXIT
 
 step() { # step NAME COMMAND...: runs one check and counts it
 	local name=$1
@@ -18,7 +20,23 @@ step() { # step NAME COMMAND...: runs one check and counts it
 	else
 		failed=$((failed + 1))
 		echo "=== $name: FAILED"
+		echo "check: $name" >>"$failures"
 	fi
+}
+
+# failed_tests TESTLOG.JSON: each failed test of a meson run with the last lines of its output.
+failed_tests() {
+	python3 - "$1" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    t = json.loads(line)
+    if t["result"] in ("OK", "SKIP", "EXPECTEDFAIL"):
+        continue
+    print(f"test: {t['name']}: {t['result']} (exit {t['returncode']})")
+    for out in (t.get("stdout") or "", t.get("stderr") or ""):
+        for l in out.splitlines()[-25:]:
+            print("    " + l)
+PY
 }
 
 # meson_suite DIR ARGS...: runs meson test and adds its own counts to ours.
@@ -34,6 +52,7 @@ meson_suite() {
 	rm -f "$log"
 	passed=$((passed + ${ok:-0}))
 	failed=$((failed + ${fail:-0}))
+	failed_tests "$dir/meson-logs/testlog.json" >>"$failures"
 	[ "${ok:-0}" -gt 0 ] && [ "$fail" -eq 0 ]
 }
 
@@ -75,5 +94,9 @@ fi
 step "mutation check of the signing core" scripts/mutants.sh
 step "mutation check of the key files" scripts/mutants-keys.sh
 
+if [ -s "$failures" ]; then
+	echo "=== what failed"
+	cat "$failures"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
