@@ -595,11 +595,27 @@ static void stop_keyholder(struct parent *d)
 	}
 }
 
+/*
+ * Once the loop is left, a second SIGTERM (systemd, an impatient operator) must not end the
+ * daemon by the signal: freeing the signal events puts back the default action, which would
+ * kill it with its audit stop checkpoint unwritten and the exit status lost. Blocked, the
+ * signals stay pending and die with the process.
+ */
+static void block_stop_signals(void)
+{
+	sigset_t set;
+
+	if (sigemptyset(&set) != 0 || sigaddset(&set, SIGTERM) != 0 || sigaddset(&set, SIGINT) != 0 ||
+	    sigaddset(&set, SIGHUP) != 0 || sigprocmask(SIG_BLOCK, &set, NULL) != 0)
+		log_error("cannot block the stop signals during the stop: %s", strerror(errno));
+}
+
 static void finish(struct parent *d)
 {
 	struct event *evs[] = { d->sig_term, d->sig_int, d->sig_hup, d->sig_chld, d->watchdog_ev,
 		d->status_ev };
 
+	block_stop_signals();
 	if (d->base != NULL) {
 		pool_cancel(&d->pool, PROTO_E_SHUTTING_DOWN);
 		server_free(&d->srv);

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: ISC
 """SIGTERM: the daemon stops accepting, answers new requests (PING and STATUS aside) with
 shutting-down, answers every request in flight, says STOPPING=1, removes its socket and exits 0;
-a stop that cannot finish is bounded by shutdown_timeout_ms. Workers are paused with SIGSTOP to hold requests in flight."""
+a stop that cannot finish is bounded by shutdown_timeout_ms; more SIGTERMs during the stop change
+nothing (exit status 0, never death by the signal). Workers are paused with SIGSTOP to hold
+requests in flight."""
 import os
 import signal
 import socket
@@ -79,8 +81,30 @@ def bounded(d):
     check("unanswered after 500 ms" in text, "the unfinished stop is logged")
 
 
+def repeated(d):
+    """SIGTERM every 0.2 ms from the first until the daemon has exited: some arrive while it tears
+    down (the audit stop checkpoint, the key-holder's exit), after its signal events are gone."""
+    a = d.client()
+    check(a.call(sign_req(1, RFC, RFC_DIGEST)).ok(SIGN).id == 1, "signs before the stop")
+    sent = 0
+    while d.proc.poll() is None:
+        try:
+            d.proc.send_signal(signal.SIGTERM)
+            sent += 1
+        except ProcessLookupError:
+            break
+        time.sleep(0.0002)
+    check(sent > 1, "more than one SIGTERM sent (%d)" % sent)
+    check(d.proc.wait(TIMEOUT) == 0, "exit status 0 after %d SIGTERMs, not %s" %
+          (sent, d.proc.returncode))
+    text = d.stop()
+    check("stopped after" in text, "the stop ran to its end")
+
+
 def main():
     drain(Daemon(sys.argv[1], workers=1))
+    for _ in range(20):
+        repeated(Daemon(sys.argv[1], workers=1))
     bounded(Daemon(sys.argv[1], workers=1, limits={"shutdown_timeout_ms": 500}))
     print("ok")
 
