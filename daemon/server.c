@@ -654,6 +654,8 @@ static void count_signature(struct server *s, const uint8_t key_id[P256_KEY_ID_L
 	s->stats.signatures++;
 }
 
+static void reply_instead(struct server *s, const struct reply_to *to, uint16_t code);
+
 /* Keeps an encoded signature reply until its record is written; 0, or -1 when it cannot. The
  * connection stays allocated meanwhile, and the stop waits for it, as for a request in flight. */
 static int hold(struct server *s, const struct reply_to *to, uint64_t ticket,
@@ -694,10 +696,9 @@ static void release(struct server *s, struct held *h, int written)
 		.key_id = h->key_id, .subject = h->has_subject ? &h->subject : NULL,
 		.start_us = h->start_us };
 
-	if (!written) {
-		s->stats.requests--;	/* counted again with its replacement */
-		server_reply_error(s, &to, PROTO_E_AUDIT_UNAVAILABLE);
-	} else if (c->ch.fd >= 0 && evbuffer_add(c->ch.out, h->bytes, h->len) != 0) {
+	if (!written)
+		reply_instead(s, &to, PROTO_E_AUDIT_UNAVAILABLE);
+	else if (c->ch.fd >= 0 && evbuffer_add(c->ch.out, h->bytes, h->len) != 0) {
 		log_error("conn %lu: out of memory", c->number);
 		conn_close(c);
 	} else {
@@ -724,7 +725,9 @@ void server_audit_written(void *arg, uint64_t ok_through, uint64_t tried_through
 	s->nheld = keep;
 }
 
-void server_reply(struct server *s, const struct reply_to *to, const struct proto_response *resp)
+/* Answers a request (counted by the caller), audited; a signature is held while the audit
+ * holds replies until their record is written. */
+static void answer(struct server *s, const struct reply_to *to, const struct proto_response *resp)
 {
 	static uint8_t buf[PROTO_LEN_PREFIX + PROTO_FRAME_MAX];
 	struct conn *c = to->conn;
@@ -733,7 +736,6 @@ void server_reply(struct server *s, const struct reply_to *to, const struct prot
 	size_t len;
 
 	s->activity++;
-	s->stats.requests++;
 	if (resp->h.type == PROTO_ERROR && resp->error <= PROTO_E_MAX)
 		s->stats.errors[resp->error]++;
 	ticket = record(s, to, resp);
@@ -745,10 +747,8 @@ void server_reply(struct server *s, const struct reply_to *to, const struct prot
 		return;
 	}
 	if (signature && audit_holds(s->audit)) {
-		if (hold(s, to, ticket, buf, len) != 0) {
-			s->stats.requests--;
-			server_reply_error(s, to, PROTO_E_AUDIT_UNAVAILABLE);
-		}
+		if (hold(s, to, ticket, buf, len) != 0)
+			reply_instead(s, to, PROTO_E_AUDIT_UNAVAILABLE);
 		return;
 	}
 	if (evbuffer_add(c->ch.out, buf, len) != 0) {
@@ -762,6 +762,22 @@ void server_reply(struct server *s, const struct reply_to *to, const struct prot
 		conn_close_after_write(c);
 	else
 		conn_queue(c);
+}
+
+/* A signature that cannot go out without its record is answered with the error instead: the
+ * same request, so it is not counted again. */
+static void reply_instead(struct server *s, const struct reply_to *to, uint16_t code)
+{
+	struct proto_response resp;
+
+	proto_error_response(&resp, to->id, code);
+	answer(s, to, &resp);
+}
+
+void server_reply(struct server *s, const struct reply_to *to, const struct proto_response *resp)
+{
+	s->stats.requests++;
+	answer(s, to, resp);
 }
 
 void server_reply_error(struct server *s, const struct reply_to *to, uint16_t code)

@@ -370,14 +370,23 @@ def full_tmpfs(binary, s):
         check(st["state"] == "failing" and "No space" in st["error"], "STATUS: %s" % st)
         os.unlink(filler)
         end = time.monotonic() + 5
+        retries = 0
         while True:     # no restart, no signal: the daemon retries by itself
             r = c.call(sign_req(3, key_name("rfc"), RFC_DIGEST))
             if r.type != ERROR:
                 sigs.append(r.body[2:])
                 break
+            retries += 1
             check(time.monotonic() < end, "signing resumes once space is freed")
             time.sleep(0.05)
         check(status_audit(c)["state"] == "ok", "STATUS ok again")
+        # Each answer counted once, a signature withheld for its unwritten record too: the
+        # requests above (1 + 200 at most + PING + 2 STATUS + the retries; this STATUS is
+        # counted once it is answered).
+        st = c.call(frame(STATUS, 4)).ok(STATUS).json()
+        check(st["requests"] == len(sigs) + refused + retries + 3,
+              "STATUS counts %d requests, %d were answered" %
+              (st["requests"], len(sigs) + refused + retries + 3))
         c.close()
         d.stop()
         recs = records(path)
