@@ -77,6 +77,7 @@ static void print_status(const json_t *st)
 	printf("%-14s %lld\n", "key set", (long long)int_member(st, "key_set"));
 	printf("%-14s %lld\n", "requests", (long long)int_member(st, "requests"));
 	printf("%-14s %lld\n", "signatures", (long long)int_member(st, "signatures"));
+	printf("%-14s %lld\n", "precomputed", (long long)int_member(st, "precomputed_signatures"));
 	printf("%-14s %lld\n", "in flight", (long long)int_member(st, "inflight"));
 	printf("%-14s %lld\n", "connections", (long long)int_member(st, "connections"));
 	printf("%-14s", "errors");
@@ -149,16 +150,17 @@ static void print_keys(const json_t *list)
 	size_t i;
 	json_t *k;
 
-	printf("%-20s %-64s %-13s %-6s %-10s %10s %s\n", "NAME", "KEY ID", "NONCE", "VERIFY",
-		"PURPOSE", "SIGNATURES", "ALLOWED");
+	printf("%-20s %-64s %-13s %-6s %-10s %10s %11s %s\n", "NAME", "KEY ID", "NONCE", "VERIFY",
+		"PURPOSE", "SIGNATURES", "PRECOMPUTED", "ALLOWED");
 	json_array_foreach(keys, i, k) {
-		printf("%-20s %-64s %-13s %-6s %-10s %10lld ",
+		printf("%-20s %-64s %-13s %-6s %-10s %10lld %11lld ",
 			str_member(k, "name"),
 			str_member(k, "key_id"),
 			str_member(k, "nonce"),
 			json_is_true(json_object_get(k, "verify_after_sign")) ? "yes" : "no",
 			str_member(k, "purpose"),
-			(long long)int_member(k, "signatures"));
+			(long long)int_member(k, "signatures"),
+			(long long)int_member(k, "precomputed_signatures"));
 		print_allowed(k);
 		putchar('\n');
 	}

@@ -61,6 +61,11 @@ const char *ipc_type_name(uint16_t type)
 	return t != NULL ? t->name : "unknown";
 }
 
+int ipc_signature_check(const struct ipc_signature *s)
+{
+	return s->from_pool <= 1 ? 0 : IPC_ERR_FIELD;
+}
+
 static int length_ok(const struct ipc_type_info *t, uint32_t len)
 {
 	return len >= t->body && len - t->body <= t->trailing_max;

@@ -61,8 +61,11 @@ struct ipc_sign_tls {
 
 struct ipc_signature {
 	int32_t result;		/* 0 or a negative enum p256_err code */
+	uint32_t from_pool;	/* 1: signed with a precomputed nonce from the key's pool
+				 * (lib/nonce-pool.h), else 0; 0 in a self-test or a seal */
 	uint8_t sig[P256_SIG_LEN]; /* r || s when result is 0, zeros otherwise */
 };
+_Static_assert(sizeof(struct ipc_signature) == 8 + P256_SIG_LEN, "no padding in a signature");
 
 /* A checkpoint to sign with the audit key: the key-holder builds the seal digest from these
  * itself (proto/audit-seal.h), so the audit key signs nothing else. */
@@ -130,6 +133,7 @@ enum ipc_err {
 	IPC_ERR_ROUTE = -2,	/* a type this sender may not send to this receiver */
 	IPC_ERR_LENGTH = -3,	/* a length the type does not allow, or flags not 0 */
 	IPC_ERR_SPACE = -4,	/* ipc_put: the message does not fit */
+	IPC_ERR_FIELD = -5,	/* ipc_signature_check: a field out of its range */
 };
 
 /*
@@ -147,6 +151,10 @@ int ipc_next(const uint8_t *buf, size_t len, enum proc_role from, enum proc_role
  */
 int ipc_put(uint8_t *out, size_t cap, size_t *fill, uint16_t type, uint64_t id,
 	const void *body, size_t len);
+
+/* Checks the fields of a signature a peer sent: 0, or IPC_ERR_FIELD when from_pool is neither 0
+ * nor 1. */
+int ipc_signature_check(const struct ipc_signature *s);
 
 /* The type a request's reply must have, or 0 when it expects none. */
 uint16_t ipc_reply_type(uint16_t type);

@@ -24,6 +24,7 @@ struct key_public {
 	enum policy_purpose purpose;
 	struct policy_acl allow;
 	uint64_t signatures;		/* signatures released; counted by the parent */
+	uint64_t precomputed_signatures; /* of those, signed with a nonce from the key's pool */
 };
 
 struct keytab {

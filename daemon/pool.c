@@ -191,7 +191,7 @@ static void dispatch(struct pool *p)
 
 			if (k < 0) {
 				p->inflight--;
-				p->cb->signed_cb(pe.ctx, PROTO_E_INTERNAL, NULL);
+				p->cb->signed_cb(pe.ctx, PROTO_E_INTERNAL, NULL, 0);
 				continue;
 			}
 			pe.req.sign.key = (uint32_t)k;
@@ -207,8 +207,8 @@ static void dispatch(struct pool *p)
 }
 
 /*
- * The oldest request sent to w, answered (at now, the time of the read that brought it): what
- * it was, or -1 when the reply matches none.
+ * The oldest request sent to w, answered (at now, the time of the read that brought it): 0, -1
+ * when the reply matches none, or IPC_ERR_FIELD when a field of its signature is out of range.
  */
 static int take_reply(struct signer *w, const struct ipc_header *h, const uint8_t *body,
 	uint64_t now)
@@ -224,6 +224,8 @@ static int take_reply(struct signer *w, const struct ipc_header *h, const uint8_
 	    ipc_reply_type(w->ring[w->head].type) != h->type ||
 	    (h->len > 0 && cursor_copy(&c, &s, sizeof(s)) != 0))
 		return -1;
+	if (ipc_signature_check(&s) != 0)
+		return IPC_ERR_FIELD;
 	pe = w->ring[w->head];
 	w->head = (w->head + 1) % ring_cap(p);
 	w->count--;
@@ -233,7 +235,7 @@ static int take_reply(struct signer *w, const struct ipc_header *h, const uint8_
 		p->inflight--;
 		if (pe.ctx != NULL)
 			p->cb->signed_cb(pe.ctx, s.result == 0 ? 0 : s.result == P256_ERR_FAULT ?
-			    PROTO_E_SIGN_FAILED : PROTO_E_INTERNAL, s.sig);
+			    PROTO_E_SIGN_FAILED : PROTO_E_INTERNAL, s.sig, (int)s.from_pool);
 		break;
 	case IPC_SELFTEST_RESULT:
 		if (s.result != 0 || !selftest_kat_matches(s.sig)) {
@@ -297,8 +299,9 @@ static void signer_read_cb(evutil_socket_t fd, short what, void *arg)
 	}
 	while ((r = ipc_next(buf + off, len - off, PROC_SIGNER, PROC_PARENT, &h, &body,
 		    &used)) == 0) {
-		if (take_reply(w, &h, body, now) != 0) {
-			signer_fail(w, "sent a reply that matches no request", 1);
+		if ((r = take_reply(w, &h, body, now)) != 0) {
+			signer_fail(w, r == IPC_ERR_FIELD ? "sent a signature with a field out of range" :
+			    "sent a reply that matches no request", 1);
 			return;
 		}
 		off += used;
@@ -541,7 +544,7 @@ static void finish_one(struct pool *p, struct pending *pe, void *arg)
 	if (!signing(pe->type) || ctx == NULL || (f->before_us && pe->first_us >= f->before_us))
 		return;
 	pe->ctx = NULL;
-	p->cb->signed_cb(ctx, f->error, NULL);
+	p->cb->signed_cb(ctx, f->error, NULL, 0);
 }
 
 void pool_expire(struct pool *p, unsigned timeout_ms)

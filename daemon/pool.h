@@ -25,8 +25,9 @@ struct signer;
 struct pending;
 
 struct pool_callbacks {
-	/* A signing request finished: error is 0 (sig holds r||s) or a PROTO_E_* code. */
-	void (*signed_cb)(void *ctx, uint16_t error, const uint8_t sig[P256_SIG_LEN]);
+	/* A signing request finished: error is 0 (sig holds r||s) or a PROTO_E_* code; from_pool
+	 * is 1 when the signer took a precomputed nonce from the key's pool, else 0. */
+	void (*signed_cb)(void *ctx, uint16_t error, const uint8_t sig[P256_SIG_LEN], int from_pool);
 	/* Every signer of `generation` (pool_expect) has passed its self-test. */
 	void (*ready_cb)(void *arg, uint32_t generation);
 	/* Signers alive changed (for STATUS= and the log). */

@@ -119,13 +119,13 @@ static void sign_request(struct server *s, const struct reply_to *to, int key, u
 	}
 }
 
-void request_signed(void *ctx, uint16_t error, const uint8_t sig[P256_SIG_LEN])
+void request_signed(void *ctx, uint16_t error, const uint8_t sig[P256_SIG_LEN], int from_pool)
 {
 	struct signing *g = ctx;
 	struct server *s = g->srv;
 	struct reply_to to = { .conn = g->conn, .id = g->id, .type = g->type, .key = g->key_name,
 		.key_id = g->key_id, .subject = g->has_subject ? &g->subject : NULL,
-		.start_us = g->start_us };
+		.start_us = g->start_us, .from_pool = from_pool };
 	struct proto_response resp;
 
 	success_header(&resp, &to);
@@ -272,12 +272,13 @@ static json_t *list_keys_json(const struct server *s, const struct conn *c)
 		if (allowed(s, c, kp, POLICY_SEE) != 0)
 			continue;
 		hex_encode(kp->point, sizeof(kp->point), point);
-		k = json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:I}",
+		k = json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:I, s:I}",
 		    "name", kp->name, "key_id", kp->id_hex, "public_key", point,
 		    "nonce", keys_nonce_name(kp->nonce),
 		    "verify_after_sign", kp->verify_after_sign,
 		    "purpose", policy_purpose_name(kp->purpose),
-		    "signatures", (json_int_t)kp->signatures);
+		    "signatures", (json_int_t)kp->signatures,
+		    "precomputed_signatures", (json_int_t)kp->precomputed_signatures);
 		if (k == NULL || (root && json_object_set_new(k, "allow", allow_json(&kp->allow)) != 0) ||
 		    json_array_append_new(keys, k) != 0) {
 			json_decref(keys);
@@ -302,7 +303,7 @@ static json_t *status_json(const struct server *s)
 		return NULL;
 	/* "workers": the signers, named as in the configuration. */
 	return json_pack("{s:s, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-	    "s:b, s:I, s:o, s:I, s:o}",
+	    "s:I, s:b, s:I, s:o, s:I, s:o}",
 	    "version", P256SIGN_VERSION,
 	    "uptime_s", (json_int_t)((clock_now_us() / 1000 - s->stats.started_ms) / 1000),
 	    "workers", (int)s->pool->want, "workers_alive", (int)s->pool->alive,
@@ -313,7 +314,9 @@ static json_t *status_json(const struct server *s)
 	    "connections", (json_int_t)s->nconns,
 	    "connections_total", (json_int_t)s->stats.connections,
 	    "requests", (json_int_t)s->stats.requests,
-	    "signatures", (json_int_t)s->stats.signatures, "inflight", (json_int_t)s->inflight,
+	    "signatures", (json_int_t)s->stats.signatures,
+	    "precomputed_signatures", (json_int_t)s->stats.precomputed_signatures,
+	    "inflight", (json_int_t)s->inflight,
 	    "at_workers", (json_int_t)s->pool->inflight,
 	    "stopping", s->stopping,
 	    "max_frame_bytes", (json_int_t)s->cfg->limits.max_frame_bytes, "errors", errors,

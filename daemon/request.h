@@ -19,7 +19,7 @@ void request_handle(struct server *s, struct conn *c, const uint8_t *frame, size
 	uint64_t start_us);
 
 /* The pool's signed_cb: a worker's answer (or a failure) for a request of request_handle. */
-void request_signed(void *ctx, uint16_t error, const uint8_t sig[P256_SIG_LEN]);
+void request_signed(void *ctx, uint16_t error, const uint8_t sig[P256_SIG_LEN], int from_pool);
 
 
 #endif

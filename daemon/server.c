@@ -56,6 +56,7 @@ struct held {
 	struct audit_subject subject;
 	int has_subject;
 	uint64_t start_us;
+	int from_pool;
 	size_t len;
 	uint8_t bytes[PROTO_LEN_PREFIX + PROTO_HEADER_LEN + 8 + PROTO_SIG_MAX];
 };
@@ -642,16 +643,21 @@ static uint64_t record(struct server *s, const struct reply_to *to,
 	return audit_request(s->audit, &r);
 }
 
-/* A signature released: counted for STATUS and the key's LIST_KEYS entry. */
-static void count_signature(struct server *s, const uint8_t key_id[P256_KEY_ID_LEN])
+/* A signature released: counted for STATUS and the key's LIST_KEYS entry, and apart when it was
+ * made with a nonce from the key's pool. */
+static void count_signature(struct server *s, const uint8_t key_id[P256_KEY_ID_LEN],
+	int from_pool)
 {
 	struct proto_key sel = { .kind = PROTO_KEY_ID };
 	int k;
 
 	memcpy(sel.id, key_id, sizeof(sel.id));
-	if ((k = keys_find(s->kt, &sel)) >= 0)
+	if ((k = keys_find(s->kt, &sel)) >= 0) {
 		s->kt->pub[k].signatures++;
+		s->kt->pub[k].precomputed_signatures += from_pool != 0;
+	}
 	s->stats.signatures++;
+	s->stats.precomputed_signatures += from_pool != 0;
 }
 
 static void reply_instead(struct server *s, const struct reply_to *to, uint16_t code);
@@ -675,7 +681,8 @@ static int hold(struct server *s, const struct reply_to *to, uint64_t ticket,
 	}
 	h = &s->held[s->nheld++];
 	*h = (struct held){ .conn = to->conn, .ticket = ticket, .id = to->id, .type = to->type,
-		.has_subject = to->subject != NULL, .start_us = to->start_us, .len = len };
+		.has_subject = to->subject != NULL, .start_us = to->start_us,
+		.from_pool = to->from_pool, .len = len };
 	snprintf(h->key, sizeof(h->key), "%s", to->key);
 	memcpy(h->key_id, to->key_id, sizeof(h->key_id));
 	if (to->subject != NULL)
@@ -702,7 +709,7 @@ static void release(struct server *s, struct held *h, int written)
 		log_error("conn %lu: out of memory", c->number);
 		conn_close(c);
 	} else {
-		count_signature(s, h->key_id);
+		count_signature(s, h->key_id, h->from_pool);
 		conn_queue(c);
 	}
 	server_request_done(s, c);
@@ -757,7 +764,7 @@ static void answer(struct server *s, const struct reply_to *to, const struct pro
 		return;
 	}
 	if (signature && to->key_id != NULL)
-		count_signature(s, to->key_id);
+		count_signature(s, to->key_id, to->from_pool);
 	if (resp->h.type == PROTO_ERROR && proto_error_closes(resp->error))
 		conn_close_after_write(c);
 	else

@@ -35,6 +35,7 @@ struct server_stats {
 	uint64_t started_ms;		/* CLOCK_MONOTONIC */
 	uint64_t requests;		/* replies sent, errors included */
 	uint64_t signatures;		/* signatures released */
+	uint64_t precomputed_signatures; /* of those, signed with a nonce from a key's pool */
 	uint64_t errors[PROTO_E_MAX + 1];
 	uint64_t connections;		/* accepted in all */
 };
@@ -75,6 +76,7 @@ struct reply_to {
 	const uint8_t *key_id;		/* that key's id, or NULL */
 	const struct audit_subject *subject;	/* what it asked to sign, or NULL */
 	uint64_t start_us;		/* when the frame was taken, CLOCK_MONOTONIC */
+	int from_pool;			/* a signature made with a nonce from the key's pool */
 };
 
 /*

@@ -123,9 +123,9 @@ static int request_digest(const struct keytab *kt, struct chunk *c, size_t j, ui
 
 /*
  * Signs the chunk's SIGN and SIGN_TLS requests: a key with a pool of precomputed nonces takes
- * its next entry; the others, and a key whose pool is empty, are signed as one batch
- * (p256_sign_batch), each in its key's nonce mode (precomputed: as hedged) and, for a key with
- * verify_after_sign, verified as p256_sign_checked does.
+ * its next entry (the answer's from_pool says so); the others, and a key whose pool is empty,
+ * are signed as one batch (p256_sign_batch), each in its key's nonce mode (precomputed: as
+ * hedged) and, for a key with verify_after_sign, verified as p256_sign_checked does.
  */
 static void sign_chunk(const struct keytab *kt, struct p256_pool *const *pools, struct chunk *c)
 {
@@ -146,6 +146,7 @@ static void sign_chunk(const struct keytab *kt, struct p256_pool *const *pools, 
 		if (pools[key] != NULL && (r = p256_pool_sign(pools[key], c->digest[j],
 			kt->pub[key].verify_after_sign, c->signed_[j].sig)) != 1) {
 			c->signed_[j].result = r;
+			c->signed_[j].from_pool = r == 0;	/* the parent counts these apart */
 			continue;
 		}
 		items[n] = (struct p256_batch_item){

@@ -148,6 +148,8 @@ mutant pool-kept-in-fork-child lib/nonce-pool.c unit \
 	's/madvise(p, pool->bytes, MADV_WIPEONFORK) != 0 ||//'
 mutant pool-refill-while-request-waits daemon/signer.c unit \
 	's/if (request_waiting(fd))/if (request_waiting(fd) \&\& 0)/'
+mutant signer-ignores-pool daemon/signer.c unit \
+	's/if (pools\[key\] != NULL \&\& (r = p256_pool_sign(/if (0 \&\& (r = p256_pool_sign(/'
 mutant field-batch-back-substitution-dropped lib/field.c unit \
 	's/^\t\t\tmont_mul(t.v, t.v, z\[j\].v);.*$//'
 

@@ -86,8 +86,8 @@ check(ok(*sock, "ping").startswith(b"ok"), "ping")
 check(json.loads(ok(*sock, "--json", "ping"))["ok"] is True, "ping --json")
 check(ok("ping", env_socket=d.socket).startswith(b"ok"), "ping through $P256SIGN_SOCKET")
 table = ok(*sock, "status").decode()
-for row in ("version", "uptime", "signers", "requests", "signatures", "in flight", "errors",
-            "resent", "key set"):
+for row in ("version", "uptime", "signers", "requests", "signatures", "precomputed",
+            "in flight", "errors", "resent", "key set"):
     check(row in table, "status table lacks %s:\n%s" % (row, table))
 check(re.search(r"signers +\d+ \(\d+ alive, 0 replaced, 0 of them hung\)", table),
       "signers alive and replaced:\n" + table)
@@ -97,6 +97,9 @@ for member in ("uptime_s", "workers", "requests", "inflight", "errors"):
 table = ok(*sock, "keys").decode()
 check("rfc" in table and KEY_ID in table and "deterministic" in table and " any " in table and
       table.rstrip().endswith("root+daemon"), "keys table (root sees who may use it):\n" + table)
+check(re.search(r"SIGNATURES PRECOMPUTED ALLOWED\n", table) and
+      re.search(r" any +\d+ +0 root\+daemon\n", table),
+      "keys table: a deterministic key's precomputed signatures are 0:\n" + table)
 keys = json.loads(ok(*sock, "--json", "keys"))
 check([k["key_id"] for k in keys["keys"]] == [KEY_ID], "keys --json")
 

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: ISC
 """p256signctl against a hostile daemon: the LIST_KEYS and STATUS tables never pass the daemon's
-control characters (terminal escape sequences) to the operator's terminal.
+control characters (terminal escape sequences) to the operator's terminal; its counters are
+shown each in its place (signatures, then those with a precomputed nonce).
 
 Usage: test_ctl_hostile.py P256SIGNCTL"""
 import json
 import os
+import re
 import socket
 import struct
 import subprocess
@@ -17,9 +19,16 @@ ctl = sys.argv[1]
 ESC = "\x1b]2;pwned\x07\x1b[2J"
 ANSWERS = {
     0x06: {"keys": [{"name": "k" + ESC, "key_id": ESC, "public_key": "04", "nonce": ESC,
-                     "verify_after_sign": True, "signatures": 1, "allow": [ESC]}]},
+                     "verify_after_sign": True, "signatures": 7, "precomputed_signatures": 5,
+                     "allow": [ESC]}]},
     0x07: {"version": ESC, "uptime_s": 1, "workers": 1, "workers_alive": 1, "requests": 1,
-           "signatures": 1, "inflight": 0, "connections": 1, "errors": {ESC: 1}},
+           "signatures": 7, "precomputed_signatures": 5, "inflight": 0, "connections": 1,
+           "errors": {ESC: 1}},
+}
+# What each table must show of the counters above.
+COUNTERS = {
+    "keys": re.compile(r" 7 +5 root\n"),
+    "status": re.compile(r"\nsignatures +7\nprecomputed +5\n"),
 }
 
 
@@ -51,6 +60,9 @@ for cmd in ("keys", "status"):
     out = p.stdout.decode("latin-1")
     if p.returncode != 0 or "?" not in out:
         print("%s: exit %d, %r %r" % (cmd, p.returncode, out, p.stderr))
+        failures += 1
+    if not COUNTERS[cmd].search(out):
+        print("%s: the counters are not in their place: %r" % (cmd, out))
         failures += 1
     if any(ord(ch) < 0x20 and ch != "\n" for ch in out):
         print("%s: control characters reached the terminal: %r" % (cmd, out))

@@ -3,7 +3,7 @@
  * Unit test of the messages between the daemon's roles (daemon/ipc.c): every refusal of
  * ipc_next (unknown type, wrong sender or receiver, a length the table does not allow, flags),
  * partial messages, trailing bytes within their maximum, and several messages in one buffer, as
- * a batch arrives.
+ * a batch arrives; and a signature's from_pool other than 0 or 1 (ipc_signature_check).
  */
 #include <string.h>
 
@@ -123,6 +123,16 @@ int main(void)
 	CHECK_INT(ipc_reply_type(IPC_SIGNATURE), 0);
 	CHECK_INT(ipc_reply_type(IPC_TYPE_MAX), 0);
 	CHECK(strcmp(ipc_type_name(IPC_SIGNER_FD), "signer-fd") == 0);
+
+	/* A signature says it came from a key's pool (1) or not (0): anything else is refused. */
+	test_case = "from_pool";
+	CHECK_INT(ipc_signature_check(&sig), 0);
+	sig.from_pool = 1;
+	CHECK_INT(ipc_signature_check(&sig), 0);
+	sig.from_pool = 2;
+	CHECK_INT(ipc_signature_check(&sig), IPC_ERR_FIELD);
+	sig.from_pool = UINT32_MAX;
+	CHECK_INT(ipc_signature_check(&sig), IPC_ERR_FIELD);
 
 	/* ipc_put refuses an unknown type and a buffer without room. */
 	test_case = "put";

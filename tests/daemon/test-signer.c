@@ -8,8 +8,10 @@
  * requests alternate between two keys, one of them verified after signing, and a key index the
  * table does not have: the SIGN requests of a write are signed as one batch, item by item.
  * With key 0 in precomputed mode the same requests are answered with signatures that verify,
- * from its pool or on demand; and the idle step (signer_refill_idle) refills a pool only while
- * nothing waits to be read, one batch at a time, until it is full.
+ * from its pool or on demand, and once its pool is refilled in idle time an answer says it came
+ * from the pool (from_pool), which no answer of a deterministic key or an error ever says; and
+ * the idle step (signer_refill_idle) refills a pool only while nothing waits to be read, one
+ * batch at a time, until it is full.
  */
 #include <poll.h>
 #include <stdlib.h>
@@ -73,13 +75,16 @@ static size_t read_record(int fd, uint8_t *buf, size_t cap)
 
 /*
  * Reads the answers to ids first.. (n of them), expecting them in writes of `per` answers and a
- * last one with the rest, each signature equal to RFC 6979's for its digest.
+ * last one with the rest, each signature equal to RFC 6979's for its digest (a precomputed key
+ * 0's: one that verifies); returns how many say they came from a pool, which only key 0's may
+ * when precomputed.
  */
-static void expect_answers(int fd, uint8_t d[NKEYS][P256_SCALAR_LEN], uint64_t first,
+static size_t expect_answers(int fd, uint8_t d[NKEYS][P256_SCALAR_LEN], uint64_t first,
 	size_t n, size_t per, enum p256_nonce mode0)
 {
 	uint8_t buf[IPC_BATCH * ANSWER_LEN], digest[P256_DIGEST_LEN], want[P256_SIG_LEN];
 	uint64_t id = first;
+	size_t pooled = 0;
 
 	while (id < first + n) {
 		size_t left = (size_t)(first + n - id), expect = left < per ? left : per;
@@ -89,7 +94,7 @@ static void expect_answers(int fd, uint8_t d[NKEYS][P256_SCALAR_LEN], uint64_t f
 		struct ipc_signature s;
 
 		if (len == 0)
-			return;
+			return pooled;
 		CHECK_INT(len, expect * ANSWER_LEN);
 		while (off < len && ipc_next(buf + off, len - off, PROC_SIGNER, PROC_PARENT, &h, &body,
 			    &used) == 0) {
@@ -97,6 +102,11 @@ static void expect_answers(int fd, uint8_t d[NKEYS][P256_SCALAR_LEN], uint64_t f
 			CHECK_INT(h.type, IPC_SIGNATURE);
 			CHECK_INT(h.id, id);
 			digest_of(id, digest);
+			if (KEY_OF(id) == 0 && mode0 == P256_NONCE_PRECOMPUTED)
+				CHECK(s.from_pool <= 1);
+			else
+				CHECK_INT(s.from_pool, 0);
+			pooled += s.from_pool;
 			if (KEY_OF(id) == NKEYS) {
 				CHECK_INT(s.result, P256_ERR_INTERNAL);
 				CHECK(all_zero(s.sig, P256_SIG_LEN));
@@ -117,6 +127,7 @@ static void expect_answers(int fd, uint8_t d[NKEYS][P256_SCALAR_LEN], uint64_t f
 		}
 		CHECK_INT(off, len);
 	}
+	return pooled;
 }
 
 /* Forks a signer with the two keys (key 0 in mode0, key 1 deterministic and verified after
@@ -161,6 +172,25 @@ static int exit_status(pid_t pid)
 
 	CHECK_INT(waitpid(pid, &status, 0), pid);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * Key 0 precomputed: once the signer had idle time to refill its pool, a request for key 0 is
+ * answered from it. One request every 10 ms until an answer says so, for at most 10 s.
+ */
+static void expect_pooled_answer(int fd, uint8_t d[NKEYS][P256_SCALAR_LEN], uint64_t first)
+{
+	uint64_t deadline = clock_now_us() + 10 * 1000 * 1000;
+	size_t pooled = 0;
+
+	for (uint64_t id = first; pooled == 0 && clock_now_us() < deadline; id++) {
+		if (KEY_OF(id) != 0)
+			continue;
+		send_batch(fd, id, 1);
+		pooled = expect_answers(fd, d, id, 1, IPC_ANSWERS_PER_WRITE, P256_NONCE_PRECOMPUTED);
+		usleep(10000);
+	}
+	CHECK(pooled == 1);
 }
 
 static uint64_t pool_made(struct p256_pool *pool)
@@ -276,6 +306,8 @@ int main(void)
 		send_batch(fd, id, 1);
 		expect_answers(fd, d, id, 1, IPC_ANSWERS_PER_WRITE, P256_NONCE_PRECOMPUTED);
 	}
+	test_case = "precomputed: an answer from the pool";
+	expect_pooled_answer(fd, d, 4000);
 	close(fd);
 	CHECK_INT(exit_status(pid), 0);
 

@@ -95,7 +95,7 @@ def check_checkpoints(recs, spki, key_id, tmp):
 
 
 class Setup:
-    """Keys: rfc (any), web (tls-server), audit (purpose audit)."""
+    """Keys: rfc (any), web (tls-server, precomputed nonces), audit (purpose audit)."""
 
     def __init__(self):
         self.tmp = tempfile.mkdtemp(prefix="p256signd-audit-")
@@ -108,7 +108,8 @@ class Setup:
 
     def keys(self):
         return [{"name": "rfc", "file": RFC_KEY, "nonce": "deterministic"},
-                {"name": "web", "file": self.web_key, "purpose": "tls-server"},
+                {"name": "web", "file": self.web_key, "purpose": "tls-server",
+                 "nonce": "precomputed"},
                 {"name": "audit", "file": self.audit_key, "purpose": "audit"}]
 
     def daemon(self, binary, file=None, **audit):
@@ -152,6 +153,17 @@ def every_request(binary, s):
     c.expect_error(sign_req(22, key_name("rfc"), RFC_DIGEST[:31]), E["bad_digest_length"])
     st = status_audit(c)
     check(st["state"] == "ok" and st["lost"] == 0 and st["records"] >= 15, "STATUS audit: %s" % st)
+    # A signature held for its record still counts as precomputed once released: handshakes a
+    # few ms apart until one came from web's pool (at most 10 s of them).
+    deadline, n, web = time.monotonic() + 10, 0, None
+    while (web is None or web["precomputed_signatures"] == 0) and time.monotonic() < deadline:
+        c.call(frame(SIGN_TLS, 200 + n, key_name("web") + bytes([DER, TLS13, 0, 48]) +
+                     transcript)).ok(SIGN_TLS)
+        n += 1
+        time.sleep(0.005)
+        web = c.call(frame(LIST_KEYS, 199)).ok(LIST_KEYS).json()["keys"][1]
+    check(0 < web["precomputed_signatures"] <= web["signatures"] == 2 + n,
+          "held signatures from the pool are counted when released: %s" % web)
     c.expect_error(frame(PING, 23, version=9), E["unsupported_version"], closes=True)
     c2 = d.client()
     c2.send(b"\x00\x00\x00\x02ab")     # shorter than a header: bad-frame, id 0

@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: ISC
 """SIGN, SIGN_MESSAGE, PUBKEY, VERIFY, LIST_KEYS, STATUS and PING through the socket: both output
 formats, the nonce modes (deterministic = RFC 6979 A.2.5, hedged, precomputed), verify_after_sign on and off, keys by
-name and by id; signatures checked by the daemon's VERIFY and by openssl."""
+name and by id; signatures checked by the daemon's VERIFY and by openssl. The precomputed key's
+signatures made with a nonce from its pool are counted (LIST_KEYS and STATUS
+precomputed_signatures), the other keys' never."""
 import hashlib
 import os
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from daemonlib import *  # noqa: E402,F403
@@ -111,6 +114,28 @@ def main():
           "STATUS counters: %s" % st)
     check(all(v == 0 for v in st["errors"].values()) and "unknown-key" in st["errors"],
           "STATUS errors by kind")
+
+    # Requests a few ms apart on the precomputed key: the signers refill its pool in between, so
+    # signatures come from it (one is enough; at most 10 s of them). No other key's ever does.
+    _, _, spki = c.pubkey("pool")
+    digest = hashlib.sha256(b"pool").digest()
+    deadline = time.monotonic() + 10
+    pooled = sent = 0
+    while pooled == 0 and time.monotonic() < deadline:
+        sig = c.call(sign_req(100 + sent, key_name("pool"), digest)).ok(SIGN).signature()
+        check(openssl_verify(d, spki, digest, sig), "a precomputed key's signature verifies")
+        sent += 1
+        time.sleep(0.005)
+        keys = c.call(frame(LIST_KEYS, 72)).ok(LIST_KEYS).json()["keys"]
+        pooled = keys[3]["precomputed_signatures"]
+    check(0 < pooled <= keys[3]["signatures"] == 4 + sent,
+          "the precomputed key's signatures from its pool are counted: %s" % keys[3])
+    check([k["precomputed_signatures"] for k in keys[:3]] == [0, 0, 0],
+          "no deterministic or hedged signature is counted as precomputed: %s" % keys)
+    st = c.call(frame(STATUS, 73)).ok(STATUS).json()
+    check(st["precomputed_signatures"] == sum(k["precomputed_signatures"] for k in keys) and
+          st["signatures"] == sum(k["signatures"] for k in keys),
+          "STATUS precomputed_signatures is the keys' sum: %s" % st)
     c.close()
     log = d.stop()
     # Without an "audit" section the records go to the journal, or to stderr without one.

@@ -93,7 +93,7 @@ def examples(d, text, f):
                     "key_id": "5a7a78cca4a0f420d9bc62bb669c3c2759e39f723d3ae10dcbe0f0815a07ecd4",
                     "public_key": POINT.hex(),
                     "nonce": "deterministic", "verify_after_sign": True, "purpose": "any",
-                    "signatures": 3, "allow": None}],
+                    "signatures": 3, "precomputed_signatures": 0, "allow": None}],
           "LIST_KEYS: %s" % keys)
     example = json.loads(Response(f["status-response"][4:]).body)
     c.send(f["status-request"])

@@ -24,11 +24,11 @@ static const char status_json[] = "{\"version\":\"0.1.0\",\"uptime_s\":42,\"work
 	"\"workers_alive\":2,\"workers_replaced\":0,\"workers_hung\":0,\"requests_resent\":0,"
 	"\"key_set\":1,"
 	"\"connections\":1,\"connections_total\":1,\"requests\":9,\"signatures\":3,"
-	"\"inflight\":0,\"at_workers\":0,\"stopping\":false,\"max_frame_bytes\":65536,"
+	"\"precomputed_signatures\":0,\"inflight\":0,\"at_workers\":0,\"stopping\":false,\"max_frame_bytes\":65536,"
 	"\"errors\":{\"unknown-key\":1},\"log_lines_dropped\":0,\"audit\":\"not configured\"}";
 static const char list_json[] = "{\"keys\":[{\"name\":\"release\",\"key_id\":\"5a7a\","
 	"\"public_key\":\"04\",\"nonce\":\"deterministic\",\"verify_after_sign\":true,"
-	"\"signatures\":3}]}";
+	"\"signatures\":3,\"precomputed_signatures\":0}]}";
 
 static int hex_digit(char ch)
 {
