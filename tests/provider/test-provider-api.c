@@ -8,9 +8,12 @@
  * fails while the daemon is down and works again once it is back; one connection per thread and
  * per process after a fork, the timeout from openssl.cnf, and a signature asked for while the
  * daemon restarts that waits for it; signatures inside OpenSSL ASYNC jobs, many in flight in one
- * thread, and one woken by its deadline.
+ * thread, one woken by its deadline, and jobs whose TLS connection is freed while they are
+ * paused.
  * Usage: test-provider-api P256SIGND KEY.pem MODULE_DIR
  */
+#include <dirent.h>
+#include <errno.h>
 #include <openssl/async.h>
 #include <openssl/core_names.h>
 #include <openssl/err.h>
@@ -22,6 +25,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -299,17 +303,23 @@ static void case_keyref_file(EVP_PKEY *pub, const char *key_file)
 	EVP_PKEY_free(k);
 }
 
-/* The daemon's connections_total (STATUS), through a handle of the test's own. */
-static unsigned long connections_total(struct p256sign *h)
+/* A number of the daemon's STATUS ("connections_total", ...), through a handle of the test's own. */
+static unsigned long status_number(struct p256sign *h, const char *field)
 {
-	char *json = NULL, *p;
+	char *json = NULL, *p, key[64];
 	unsigned long n;
 
+	snprintf(key, sizeof(key), "\"%s\":", field);
 	CHECK_RC(p256sign_status(h, &json), 0);
-	CHECK((p = strstr(json, "\"connections_total\":")) != NULL);
-	n = strtoul(p + strlen("\"connections_total\":"), NULL, 10);
+	CHECK((p = strstr(json, key)) != NULL);
+	n = strtoul(p + strlen(key), NULL, 10);
 	free(json);
 	return n;
+}
+
+static unsigned long connections_total(struct p256sign *h)
+{
+	return status_number(h, "connections_total");
 }
 
 /* One DigestSign of msg that the default provider verifies; 1 when both worked. */
@@ -505,6 +515,19 @@ static void resume_ready(struct job *jobs, size_t n, int timeout_ms)
 			(void)run_job(&jobs[owner[f]]);
 }
 
+/* Resumes the jobs as their descriptors say until every one has finished. */
+static void finish_jobs(struct job *jobs, size_t n)
+{
+	size_t left = n;
+
+	while (left > 0) {
+		resume_ready(jobs, n, 5000);
+		left = 0;
+		for (size_t i = 0; i < n; i++)
+			left += !jobs[i].done;
+	}
+}
+
 /*
  * JOBS signatures in flight in one thread: with the daemon stopped every job must pause (the
  * provider sent its request and gave the thread back), all on the one connection the thread's
@@ -515,7 +538,6 @@ static void resume_ready(struct job *jobs, size_t n, int timeout_ms)
 static void async_batch(EVP_PKEY *k, EVP_PKEY *pub)
 {
 	struct job jobs[JOBS];
-	int left = JOBS;
 
 	daemon_signal(&signd, SIGSTOP);
 	for (int i = 0; i < JOBS; i++) {
@@ -525,12 +547,7 @@ static void async_batch(EVP_PKEY *k, EVP_PKEY *pub)
 		CHECK(run_job(&jobs[i]) == 0);	/* paused */
 	}
 	daemon_signal(&signd, SIGCONT);
-	while (left > 0) {
-		resume_ready(jobs, JOBS, 5000);
-		left = 0;
-		for (int i = 0; i < JOBS; i++)
-			left += !jobs[i].done;
-	}
+	finish_jobs(jobs, JOBS);
 	for (int i = 0; i < JOBS; i++) {
 		CHECK(jobs[i].ret == 1);
 		ASYNC_WAIT_CTX_free(jobs[i].wctx);
@@ -565,6 +582,102 @@ static void case_async_timeout(EVP_PKEY *pub, const char *module_dir)
 	EVP_PKEY_free(j.k);
 	OSSL_LIB_CTX_free(libctx);
 	libctx = saved;
+}
+
+/* The descriptors this process has open (/proc/self/fd, less the listing's own). */
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	CHECK(d != NULL);
+	while (readdir(d) != NULL)
+		n++;
+	CHECK(closedir(d) == 0);
+	return n - 3;	/* ".", ".." and d's descriptor */
+}
+
+/* Returns once the daemon has released `signatures` in all and has no request in flight. */
+static void daemon_answered(struct p256sign *status, unsigned long signatures)
+{
+	int64_t end = now_ms() + 5000;
+
+	while (status_number(status, "signatures") < signatures ||
+	    status_number(status, "inflight") != 0) {
+		CHECK(now_ms() < end);
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+	}
+}
+
+/*
+ * What libssl 3.0 leaves of a TLS connection freed while its job was paused: SSL_free frees the
+ * wait context (ASYNC_WAIT_CTX_free, which calls the provider's cleanup) and never looks at the
+ * job, which stays paused for ever with its stack. libssl loses the pointer with the SSL; here it
+ * is kept reachable so that the leak checks speak of the provider's memory only (volatile: no
+ * code reads it, only the leak checkers do, and the compiler would drop the stores).
+ */
+static ASYNC_JOB *volatile abandoned[2];
+static size_t n_abandoned;
+
+/*
+ * A TLS connection freed while its signing job is paused, as a server frees that of a client
+ * gone mid-handshake: its wait context freed the way SSL_free does, the job left paused, before
+ * the daemon answered (answered = 0) or after the answer woke the job's descriptor, the job never
+ * resumed (answered = 1: haproxy's ssl_async_fd_free waits for that, then calls SSL_free). The
+ * eventfd is closed (no descriptor more than before), the answer is dropped without touching
+ * freed memory (valgrind and ASan watch) nor the closed descriptor: its number, taken again at
+ * once, is never written to. The thread's next signatures, async and blocking, still verify.
+ */
+static void async_freed(EVP_PKEY *k, EVP_PKEY *pub, struct p256sign *status, int answered)
+{
+	struct job j = { .k = k, .pub = pub, .msg = "freed while paused" };
+	struct job next = { .k = k, .pub = pub, .msg = "after the free" };
+	unsigned long signatures;
+	int fds, probe;
+	OSSL_ASYNC_FD wait_fd;
+	size_t count;
+	uint64_t n;
+
+	/* The thread's connections are open (the jobs' from case_async): counted from here. */
+	CHECK(sign_once(k, pub, "blocking before the free"));
+	fds = open_fds();
+	signatures = status_number(status, "signatures");
+	daemon_signal(&signd, SIGSTOP);
+	CHECK((j.wctx = ASYNC_WAIT_CTX_new()) != NULL);
+	CHECK(run_job(&j) == 0);	/* paused, its request sent */
+	CHECK(ASYNC_WAIT_CTX_get_all_fds(j.wctx, NULL, &count) == 1 && count == 1);
+	CHECK(ASYNC_WAIT_CTX_get_all_fds(j.wctx, &wait_fd, &count) == 1);
+	if (answered) {
+		daemon_signal(&signd, SIGCONT);
+		CHECK(poll(&(struct pollfd){ .fd = wait_fd, .events = POLLIN }, 1, 5000) == 1);
+	}
+	ASYNC_WAIT_CTX_free(j.wctx);
+	CHECK(n_abandoned < sizeof(abandoned) / sizeof(abandoned[0]));
+	abandoned[n_abandoned++] = j.job;
+	CHECK(open_fds() == fds);
+	/* The lowest free number: a write meant for the withdrawn request would land here. */
+	CHECK((probe = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) == wait_fd);
+	if (!answered)
+		daemon_signal(&signd, SIGCONT);
+	/* The late answer is on the thread's connection before the next request is sent, so the
+	 * reader has dealt with it once the next job's answer has come. */
+	daemon_answered(status, signatures + 1);
+	CHECK((next.wctx = ASYNC_WAIT_CTX_new()) != NULL);
+	if (!run_job(&next))
+		finish_jobs(&next, 1);
+	CHECK(next.ret == 1);
+	ASYNC_WAIT_CTX_free(next.wctx);
+	CHECK(read(probe, &n, sizeof(n)) < 0 && errno == EAGAIN);
+	CHECK(close(probe) == 0);
+	CHECK(sign_once(k, pub, "blocking after the free"));
+	CHECK(open_fds() == fds);
+	CHECK(status_number(status, "inflight") == 0);
+}
+
+static void case_async_freed(EVP_PKEY *k, EVP_PKEY *pub, struct p256sign *status)
+{
+	async_freed(k, pub, status, 0);
+	async_freed(k, pub, status, 1);
 }
 
 int main(int argc, char **argv)
@@ -609,6 +722,7 @@ int main(int argc, char **argv)
 	case_restart_gap(k, pub);
 	case_timeout(pub, argv[3]);
 	case_async(k, pub, status);
+	case_async_freed(k, pub, status);
 	p256sign_close(status);
 	case_async_timeout(pub, argv[3]);
 
