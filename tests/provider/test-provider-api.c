@@ -20,7 +20,9 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/provider.h>
+#include <openssl/ssl.h>
 #include <openssl/store.h>
+#include <openssl/x509.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -612,48 +614,103 @@ static void daemon_answered(struct p256sign *status, unsigned long signatures)
 /*
  * What libssl 3.0 leaves of a TLS connection freed while its job was paused: SSL_free frees the
  * wait context (ASYNC_WAIT_CTX_free, which calls the provider's cleanup) and never looks at the
- * job, which stays paused for ever with its stack. libssl loses the pointer with the SSL; here it
- * is kept reachable so that the leak checks speak of the provider's memory only (volatile: no
- * code reads it, only the leak checkers do, and the compiler would drop the stores).
+ * job, which stays paused for ever with its stack. libssl loses the pointer with the SSL; here
+ * the info callback notes it from inside the job, to keep it reachable so that the leak checks
+ * speak of the provider's memory only (volatile: no code reads it, only the leak checkers do).
  */
 static ASYNC_JOB *volatile abandoned[2];
 static size_t n_abandoned;
+static ASYNC_JOB *server_job;
+
+static void note_job(const SSL *ssl, int where, int ret)
+{
+	(void)ssl, (void)where, (void)ret;
+	if (ASYNC_get_current_job() != NULL)
+		server_job = ASYNC_get_current_job();
+}
+
+/* A self-signed certificate of key (the default provider's copy, the daemon's key). */
+static X509 *self_signed(EVP_PKEY *key)
+{
+	X509 *x = X509_new_ex(libctx, NULL);
+	X509_NAME *name;
+
+	CHECK(x != NULL);
+	CHECK(X509_set_version(x, X509_VERSION_3) == 1);
+	CHECK(ASN1_INTEGER_set(X509_get_serialNumber(x), 1) == 1);
+	CHECK(X509_gmtime_adj(X509_getm_notBefore(x), 0) != NULL);
+	CHECK(X509_gmtime_adj(X509_getm_notAfter(x), 86400) != NULL);
+	CHECK((name = X509_get_subject_name(x)) != NULL);
+	CHECK(X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
+		(const unsigned char *)"localhost", -1, -1, 0) == 1);
+	CHECK(X509_set_issuer_name(x, name) == 1);
+	CHECK(X509_set_pubkey(x, key) == 1);
+	CHECK(X509_sign(x, key, EVP_sha256()) > 0);
+	return x;
+}
+
+/* A TLS context of libctx: a TLS 1.3 server with SSL_MODE_ASYNC and k (cert set), or a client. */
+static SSL_CTX *tls_ctx(EVP_PKEY *k, X509 *cert)
+{
+	SSL_CTX *c = SSL_CTX_new_ex(libctx, NULL, cert ? TLS_server_method() : TLS_client_method());
+
+	CHECK(c != NULL);
+	CHECK(SSL_CTX_set_min_proto_version(c, TLS1_3_VERSION) == 1);
+	if (cert == NULL)
+		return c;
+	CHECK(SSL_CTX_use_certificate(c, cert) == 1);
+	CHECK(SSL_CTX_use_PrivateKey(c, k) == 1);
+	SSL_CTX_set_mode(c, SSL_MODE_ASYNC);
+	SSL_CTX_set_info_callback(c, note_job);
+	return c;
+}
 
 /*
- * A TLS connection freed while its signing job is paused, as a server frees that of a client
- * gone mid-handshake: its wait context freed the way SSL_free does, the job left paused, before
- * the daemon answered (answered = 0) or after the answer woke the job's descriptor, the job never
- * resumed (answered = 1: haproxy's ssl_async_fd_free waits for that, then calls SSL_free). The
- * eventfd is closed (no descriptor more than before), the answer is dropped without touching
- * freed memory (valgrind and ASan watch) nor the closed descriptor: its number, taken again at
- * once, is never written to. The thread's next signatures, async and blocking, still verify.
+ * A TLS server frees the connection of a client gone while the handshake's job is paused in the
+ * provider (SSL_free, libssl's own; a client and a server in this thread, over a BIO pair):
+ * before the daemon answered (answered = 0), or after the answer woke the job's descriptor, the
+ * job never resumed (answered = 1: haproxy's ssl_async_fd_free waits for that, then calls
+ * SSL_free). The eventfd is closed (no descriptor more than before), the answer is dropped
+ * without touching freed memory (valgrind and ASan watch) nor the closed descriptor: its
+ * number, taken again at once, is never written to. The thread's next signatures, async and
+ * blocking, still verify.
  */
 static void async_freed(EVP_PKEY *k, EVP_PKEY *pub, struct p256sign *status, int answered)
 {
-	struct job j = { .k = k, .pub = pub, .msg = "freed while paused" };
 	struct job next = { .k = k, .pub = pub, .msg = "after the free" };
+	X509 *cert = self_signed(pub);
+	SSL_CTX *sctx = tls_ctx(k, cert), *cctx = tls_ctx(NULL, NULL);
+	SSL *srv = SSL_new(sctx), *cli = SSL_new(cctx);
 	unsigned long signatures;
 	int fds, probe;
 	OSSL_ASYNC_FD wait_fd;
+	BIO *sb, *cb;
 	size_t count;
 	uint64_t n;
 
+	CHECK(srv != NULL && cli != NULL && BIO_new_bio_pair(&sb, 0, &cb, 0) == 1);
+	SSL_set_bio(srv, sb, sb);
+	SSL_set_bio(cli, cb, cb);
+	SSL_set_accept_state(srv);
+	SSL_set_connect_state(cli);
 	/* The thread's connections are open (the jobs' from case_async): counted from here. */
 	CHECK(sign_once(k, pub, "blocking before the free"));
 	fds = open_fds();
 	signatures = status_number(status, "signatures");
 	daemon_signal(&signd, SIGSTOP);
-	CHECK((j.wctx = ASYNC_WAIT_CTX_new()) != NULL);
-	CHECK(run_job(&j) == 0);	/* paused, its request sent */
-	CHECK(ASYNC_WAIT_CTX_get_all_fds(j.wctx, NULL, &count) == 1 && count == 1);
-	CHECK(ASYNC_WAIT_CTX_get_all_fds(j.wctx, &wait_fd, &count) == 1);
+	CHECK(SSL_do_handshake(cli) == -1 && SSL_get_error(cli, -1) == SSL_ERROR_WANT_READ);
+	server_job = NULL;
+	CHECK(SSL_do_handshake(srv) == -1 && SSL_get_error(srv, -1) == SSL_ERROR_WANT_ASYNC);
+	CHECK(SSL_waiting_for_async(srv) && server_job != NULL);	/* paused, its request sent */
+	CHECK(SSL_get_all_async_fds(srv, NULL, &count) == 1 && count == 1);
+	CHECK(SSL_get_all_async_fds(srv, &wait_fd, &count) == 1);
 	if (answered) {
 		daemon_signal(&signd, SIGCONT);
 		CHECK(poll(&(struct pollfd){ .fd = wait_fd, .events = POLLIN }, 1, 5000) == 1);
 	}
-	ASYNC_WAIT_CTX_free(j.wctx);
 	CHECK(n_abandoned < sizeof(abandoned) / sizeof(abandoned[0]));
-	abandoned[n_abandoned++] = j.job;
+	abandoned[n_abandoned++] = server_job;
+	SSL_free(srv);
 	CHECK(open_fds() == fds);
 	/* The lowest free number: a write meant for the withdrawn request would land here. */
 	CHECK((probe = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) == wait_fd);
@@ -672,6 +729,10 @@ static void async_freed(EVP_PKEY *k, EVP_PKEY *pub, struct p256sign *status, int
 	CHECK(sign_once(k, pub, "blocking after the free"));
 	CHECK(open_fds() == fds);
 	CHECK(status_number(status, "inflight") == 0);
+	SSL_free(cli);
+	SSL_CTX_free(cctx);
+	SSL_CTX_free(sctx);
+	X509_free(cert);
 }
 
 static void case_async_freed(EVP_PKEY *k, EVP_PKEY *pub, struct p256sign *status)
