@@ -305,7 +305,7 @@ static void case_keyref_file(EVP_PKEY *pub, const char *key_file)
 	EVP_PKEY_free(k);
 }
 
-/* A number of the daemon's STATUS ("connections_total", ...), through a handle of the test's own. */
+/* A number in the daemon's STATUS ("connections_total", ...), through the test's own handle. */
 static unsigned long status_number(struct p256sign *h, const char *field)
 {
 	char *json = NULL, *p, key[64];
@@ -622,6 +622,7 @@ static ASYNC_JOB *volatile abandoned[2];
 static size_t n_abandoned;
 static ASYNC_JOB *server_job;
 
+/* The server's info callback: runs inside the handshake's job, whose pointer it notes. */
 static void note_job(const SSL *ssl, int where, int ret)
 {
 	(void)ssl, (void)where, (void)ret;
