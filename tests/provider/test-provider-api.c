@@ -8,20 +8,26 @@
  * fails while the daemon is down and works again once it is back; one connection per thread and
  * per process after a fork, the timeout from openssl.cnf, and a signature asked for while the
  * daemon restarts that waits for it; signatures inside OpenSSL ASYNC jobs, many in flight in one
- * thread, and one woken by its deadline.
+ * thread, one woken by its deadline, and jobs whose TLS connection is freed while they are
+ * paused.
  * Usage: test-provider-api P256SIGND KEY.pem MODULE_DIR
  */
+#include <dirent.h>
+#include <errno.h>
 #include <openssl/async.h>
 #include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/provider.h>
+#include <openssl/ssl.h>
 #include <openssl/store.h>
+#include <openssl/x509.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -299,17 +305,23 @@ static void case_keyref_file(EVP_PKEY *pub, const char *key_file)
 	EVP_PKEY_free(k);
 }
 
-/* The daemon's connections_total (STATUS), through a handle of the test's own. */
-static unsigned long connections_total(struct p256sign *h)
+/* A number in the daemon's STATUS ("connections_total", ...), through the test's own handle. */
+static unsigned long status_number(struct p256sign *h, const char *field)
 {
-	char *json = NULL, *p;
+	char *json = NULL, *p, key[64];
 	unsigned long n;
 
+	snprintf(key, sizeof(key), "\"%s\":", field);
 	CHECK_RC(p256sign_status(h, &json), 0);
-	CHECK((p = strstr(json, "\"connections_total\":")) != NULL);
-	n = strtoul(p + strlen("\"connections_total\":"), NULL, 10);
+	CHECK((p = strstr(json, key)) != NULL);
+	n = strtoul(p + strlen(key), NULL, 10);
 	free(json);
 	return n;
+}
+
+static unsigned long connections_total(struct p256sign *h)
+{
+	return status_number(h, "connections_total");
 }
 
 /* One DigestSign of msg that the default provider verifies; 1 when both worked. */
@@ -505,6 +517,19 @@ static void resume_ready(struct job *jobs, size_t n, int timeout_ms)
 			(void)run_job(&jobs[owner[f]]);
 }
 
+/* Resumes the jobs as their descriptors say until every one has finished. */
+static void finish_jobs(struct job *jobs, size_t n)
+{
+	size_t left = n;
+
+	while (left > 0) {
+		resume_ready(jobs, n, 5000);
+		left = 0;
+		for (size_t i = 0; i < n; i++)
+			left += !jobs[i].done;
+	}
+}
+
 /*
  * JOBS signatures in flight in one thread: with the daemon stopped every job must pause (the
  * provider sent its request and gave the thread back), all on the one connection the thread's
@@ -515,7 +540,6 @@ static void resume_ready(struct job *jobs, size_t n, int timeout_ms)
 static void async_batch(EVP_PKEY *k, EVP_PKEY *pub)
 {
 	struct job jobs[JOBS];
-	int left = JOBS;
 
 	daemon_signal(&signd, SIGSTOP);
 	for (int i = 0; i < JOBS; i++) {
@@ -525,12 +549,7 @@ static void async_batch(EVP_PKEY *k, EVP_PKEY *pub)
 		CHECK(run_job(&jobs[i]) == 0);	/* paused */
 	}
 	daemon_signal(&signd, SIGCONT);
-	while (left > 0) {
-		resume_ready(jobs, JOBS, 5000);
-		left = 0;
-		for (int i = 0; i < JOBS; i++)
-			left += !jobs[i].done;
-	}
+	finish_jobs(jobs, JOBS);
 	for (int i = 0; i < JOBS; i++) {
 		CHECK(jobs[i].ret == 1);
 		ASYNC_WAIT_CTX_free(jobs[i].wctx);
@@ -565,6 +584,162 @@ static void case_async_timeout(EVP_PKEY *pub, const char *module_dir)
 	EVP_PKEY_free(j.k);
 	OSSL_LIB_CTX_free(libctx);
 	libctx = saved;
+}
+
+/* The descriptors this process has open (/proc/self/fd, less the listing's own). */
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	CHECK(d != NULL);
+	while (readdir(d) != NULL)
+		n++;
+	CHECK(closedir(d) == 0);
+	return n - 3;	/* ".", ".." and d's descriptor */
+}
+
+/* Returns once the daemon has released `signatures` in all and has no request in flight. */
+static void daemon_answered(struct p256sign *status, unsigned long signatures)
+{
+	int64_t end = now_ms() + 5000;
+
+	while (status_number(status, "signatures") < signatures ||
+	    status_number(status, "inflight") != 0) {
+		CHECK(now_ms() < end);
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+	}
+}
+
+/*
+ * What libssl 3.0 leaves of a TLS connection freed while its job was paused: SSL_free frees the
+ * wait context (ASYNC_WAIT_CTX_free, which calls the provider's cleanup) and never looks at the
+ * job, which stays paused for ever with its stack. libssl loses the pointer with the SSL; here
+ * the info callback notes it from inside the job, to keep it reachable so that the leak checks
+ * speak of the provider's memory only (volatile: no code reads it, only the leak checkers do).
+ */
+static ASYNC_JOB *volatile abandoned[2];
+static size_t n_abandoned;
+static ASYNC_JOB *server_job;
+
+/* The server's info callback: runs inside the handshake's job, whose pointer it notes. */
+static void note_job(const SSL *ssl, int where, int ret)
+{
+	(void)ssl, (void)where, (void)ret;
+	if (ASYNC_get_current_job() != NULL)
+		server_job = ASYNC_get_current_job();
+}
+
+/* A self-signed certificate of key (the default provider's copy, the daemon's key). */
+static X509 *self_signed(EVP_PKEY *key)
+{
+	X509 *x = X509_new_ex(libctx, NULL);
+	X509_NAME *name;
+
+	CHECK(x != NULL);
+	CHECK(X509_set_version(x, X509_VERSION_3) == 1);
+	CHECK(ASN1_INTEGER_set(X509_get_serialNumber(x), 1) == 1);
+	CHECK(X509_gmtime_adj(X509_getm_notBefore(x), 0) != NULL);
+	CHECK(X509_gmtime_adj(X509_getm_notAfter(x), 86400) != NULL);
+	CHECK((name = X509_get_subject_name(x)) != NULL);
+	CHECK(X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
+		(const unsigned char *)"localhost", -1, -1, 0) == 1);
+	CHECK(X509_set_issuer_name(x, name) == 1);
+	CHECK(X509_set_pubkey(x, key) == 1);
+	CHECK(X509_sign(x, key, EVP_sha256()) > 0);
+	return x;
+}
+
+/* A TLS context of libctx: a TLS 1.3 server with SSL_MODE_ASYNC and k (cert set), or a client. */
+static SSL_CTX *tls_ctx(EVP_PKEY *k, X509 *cert)
+{
+	SSL_CTX *c = SSL_CTX_new_ex(libctx, NULL, cert ? TLS_server_method() : TLS_client_method());
+
+	CHECK(c != NULL);
+	CHECK(SSL_CTX_set_min_proto_version(c, TLS1_3_VERSION) == 1);
+	if (cert == NULL)
+		return c;
+	CHECK(SSL_CTX_use_certificate(c, cert) == 1);
+	CHECK(SSL_CTX_use_PrivateKey(c, k) == 1);
+	SSL_CTX_set_mode(c, SSL_MODE_ASYNC);
+	SSL_CTX_set_info_callback(c, note_job);
+	return c;
+}
+
+/*
+ * A TLS server frees the connection of a client gone while the handshake's job is paused in the
+ * provider (SSL_free, libssl's own; a client and a server in this thread, over a BIO pair):
+ * before the daemon answered (answered = 0), or after the answer woke the job's descriptor, the
+ * job never resumed (answered = 1: haproxy's ssl_async_fd_free waits for that, then calls
+ * SSL_free). The eventfd is closed (no descriptor more than before), the answer is dropped
+ * without touching freed memory (valgrind and ASan watch) nor the closed descriptor: its
+ * number, taken again at once, is never written to. The thread's next signatures, async and
+ * blocking, still verify.
+ */
+static void async_freed(EVP_PKEY *k, EVP_PKEY *pub, struct p256sign *status, int answered)
+{
+	struct job next = { .k = k, .pub = pub, .msg = "after the free" };
+	X509 *cert = self_signed(pub);
+	SSL_CTX *sctx = tls_ctx(k, cert), *cctx = tls_ctx(NULL, NULL);
+	SSL *srv = SSL_new(sctx), *cli = SSL_new(cctx);
+	unsigned long signatures;
+	int fds, probe;
+	OSSL_ASYNC_FD wait_fd;
+	BIO *sb, *cb;
+	size_t count;
+	uint64_t n;
+
+	CHECK(srv != NULL && cli != NULL && BIO_new_bio_pair(&sb, 0, &cb, 0) == 1);
+	SSL_set_bio(srv, sb, sb);
+	SSL_set_bio(cli, cb, cb);
+	SSL_set_accept_state(srv);
+	SSL_set_connect_state(cli);
+	/* The thread's connections are open (the jobs' from case_async): counted from here. */
+	CHECK(sign_once(k, pub, "blocking before the free"));
+	fds = open_fds();
+	signatures = status_number(status, "signatures");
+	daemon_signal(&signd, SIGSTOP);
+	CHECK(SSL_do_handshake(cli) == -1 && SSL_get_error(cli, -1) == SSL_ERROR_WANT_READ);
+	server_job = NULL;
+	CHECK(SSL_do_handshake(srv) == -1 && SSL_get_error(srv, -1) == SSL_ERROR_WANT_ASYNC);
+	CHECK(SSL_waiting_for_async(srv) && server_job != NULL);	/* paused, its request sent */
+	CHECK(SSL_get_all_async_fds(srv, NULL, &count) == 1 && count == 1);
+	CHECK(SSL_get_all_async_fds(srv, &wait_fd, &count) == 1);
+	if (answered) {
+		daemon_signal(&signd, SIGCONT);
+		CHECK(poll(&(struct pollfd){ .fd = wait_fd, .events = POLLIN }, 1, 5000) == 1);
+	}
+	CHECK(n_abandoned < sizeof(abandoned) / sizeof(abandoned[0]));
+	abandoned[n_abandoned++] = server_job;
+	SSL_free(srv);
+	CHECK(open_fds() == fds);
+	/* The lowest free number: a write meant for the withdrawn request would land here. */
+	CHECK((probe = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) == wait_fd);
+	if (!answered)
+		daemon_signal(&signd, SIGCONT);
+	/* The late answer is on the thread's connection before the next request is sent, so the
+	 * reader has dealt with it once the next job's answer has come. */
+	daemon_answered(status, signatures + 1);
+	CHECK((next.wctx = ASYNC_WAIT_CTX_new()) != NULL);
+	if (!run_job(&next))
+		finish_jobs(&next, 1);
+	CHECK(next.ret == 1);
+	ASYNC_WAIT_CTX_free(next.wctx);
+	CHECK(read(probe, &n, sizeof(n)) < 0 && errno == EAGAIN);
+	CHECK(close(probe) == 0);
+	CHECK(sign_once(k, pub, "blocking after the free"));
+	CHECK(open_fds() == fds);
+	CHECK(status_number(status, "inflight") == 0);
+	SSL_free(cli);
+	SSL_CTX_free(cctx);
+	SSL_CTX_free(sctx);
+	X509_free(cert);
+}
+
+static void case_async_freed(EVP_PKEY *k, EVP_PKEY *pub, struct p256sign *status)
+{
+	async_freed(k, pub, status, 0);
+	async_freed(k, pub, status, 1);
 }
 
 int main(int argc, char **argv)
@@ -609,6 +784,7 @@ int main(int argc, char **argv)
 	case_restart_gap(k, pub);
 	case_timeout(pub, argv[3]);
 	case_async(k, pub, status);
+	case_async_freed(k, pub, status);
 	p256sign_close(status);
 	case_async_timeout(pub, argv[3]);
 

@@ -5,14 +5,19 @@ public key, signatures checked by OpenSSL's default provider, the refused privat
 p256signctl export-key-ref, and openssl s_server serving TLS 1.3 and TLS 1.2 (ECDHE-ECDSA) with
 the key in the daemon, named by a URI or a key-reference file; a handshake while the daemon is
 down fails cleanly, the next one after its restart succeeds; s_server -async signs from inside
-OpenSSL ASYNC jobs, with many clients at once.
+OpenSSL ASYNC jobs, with many clients at once, and goes on serving after a client that left while
+its handshake's signature was held at the daemon.
 Usage: test_provider.py P256SIGND P256SIGNCTL MODULE_DIR [SANITIZER_PRELOAD]"""
 import hashlib
 import json
 import os
 import shutil
+import signal
+import socket
+import ssl
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from providerlib import (PROVIDERS, connections_total, ctl_run, export_key_ref,  # noqa: E402
@@ -88,6 +93,43 @@ def status(d):
     st = c.call(frame(STATUS, 1)).ok(STATUS).json()
     c.close()
     return st
+
+
+def wait_status(d, what, cond):
+    """The daemon's STATUS once cond(STATUS) holds, within 10 s; what: for the failure."""
+    end = time.monotonic() + 10
+    while True:
+        st = status(d)
+        if cond(st):
+            return st
+        check(time.monotonic() < end, "%s: %s" % (what, st))
+        time.sleep(0.01)
+
+
+def client_gone_while_signing(d, port):
+    """A TLS 1.3 client sends its ClientHello and closes its TCP connection while the server's
+    signature is held at the daemon (its signers stopped), then the signers go on."""
+    signers = d.workers()
+    for pid in signers:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+        with ctx.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=10),
+                             do_handshake_on_connect=False) as tls:
+            tls.setblocking(False)
+            try:
+                tls.do_handshake()
+                check(False, "a handshake finished with the signers stopped")
+            except ssl.SSLWantReadError:
+                pass    # the ClientHello is out
+            wait_status(d, "the server's signature never reached the daemon",
+                        lambda st: st["inflight"] == 1)
+    finally:
+        for pid in signers:
+            os.kill(pid, signal.SIGCONT)
 
 
 def main():
@@ -187,6 +229,28 @@ def main():
         check_handshake(port, "1.3" if i % 2 else "1.2", *finish_client(c))
     check(connections_total(d) - before == 1 + 1 + 1, "the async server's jobs did not share "
           "one connection")
+    stop_server(server)
+
+    # A client gone while its handshake's signature is held at the daemon: s_server -async does
+    # not free a connection whose job is paused, it resumes the job until it finishes
+    # (init_ssl_connection in OpenSSL's apps/s_server.c), so the late answer completes a
+    # handshake nobody reads. The server goes on serving full handshakes, the daemon has no
+    # request left in flight, and its signers were neither taken for hung nor replaced.
+    server, port = start_server(uri, PROVIDERS + ["-async"])
+    handshake_ok(port, "1.3")
+    before = status(d)
+    client_gone_while_signing(d, port)
+    wait_status(d, "the abandoned handshake's signature is still in flight",
+                lambda st: st["inflight"] == 0 and st["signatures"] == before["signatures"] + 1)
+    check(server.poll() is None, "s_server died after the client left: " + server_log(port))
+    handshake_ok(port, "1.3")
+    handshake_ok(port, "1.2")
+    after = status(d)
+    check(after["inflight"] == 0 and after["signatures"] == before["signatures"] + 3 and
+          after["workers_hung"] == before["workers_hung"] and
+          after["workers_replaced"] == before["workers_replaced"] and
+          after["requests_resent"] == before["requests_resent"],
+          "after the abandoned handshake: %s, before: %s" % (after, before))
     stop_server(server)
 
     # The providers in the order p256sign, default: TLS 1.3 works (TLS 1.2 needs default first).
