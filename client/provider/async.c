@@ -22,6 +22,10 @@
  * no pause registers nothing (haproxy also trips over a descriptor it never saw a pause for:
  * `bug condition "fd_tgid(fd) != 1 && !thread_isolated()"`).
  *
+ * A thread's exit ends its lanes' connections and readers, but a lane's memory lives on while a
+ * request of it is still held by a job's state (refs): a job paused when its thread exited is
+ * failed, and the wait context the server frees later still finds the lane to withdraw from.
+ *
  * Fork: a child has no reader thread and its parent's lane may have been mid-update when it
  * forked, so a lane of another pid is left alone (not even freed) and the child starts its own.
  * The job's stack is 32 KiB in OpenSSL 3.0: the state is on the heap, the locals are small.
@@ -52,6 +56,7 @@ struct lane {
 	char path[KEYREF_SOCKET_MAX + 1];
 	pid_t pid;
 	pthread_mutex_t lock;		/* everything below */
+	unsigned refs;			/* 1 while its thread lives, and 1 per waiter */
 	struct p256sign *h;
 	struct waiter *waiters;
 	int wake;			/* eventfd: the reader looks at the connection again */
@@ -139,25 +144,47 @@ static void *reader(void *arg)
 	}
 }
 
-/* Stops the reader and frees the lane (thread exit; no job of the thread is running). */
+/* Drops one reference to l (the lock not held); the last frees it. */
+static void lane_unref(struct lane *l)
+{
+	unsigned left;
+
+	pthread_mutex_lock(&l->lock);
+	left = --l->refs;
+	pthread_mutex_unlock(&l->lock);
+	if (left > 0)
+		return;
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+}
+
+/*
+ * Its thread's exit (no job of the thread is running): stops the reader, closes the connection
+ * and fails the requests still waiting, whose jobs' states free them (and drop their references)
+ * when the server resumes those jobs or frees their wait contexts.
+ */
 static void lane_free(struct lane *l)
 {
-	struct waiter *w, *next;
+	struct waiter *w;
 
 	pthread_mutex_lock(&l->lock);
 	l->stop = 1;
 	pthread_mutex_unlock(&l->lock);
 	signal_fd(l->wake);
 	pthread_join(l->reader, NULL);
-	for (w = l->waiters; w != NULL; w = next) {
-		next = w->next;
-		p256sign_result_clear(&w->res);
-		free(w);
-	}
+	pthread_mutex_lock(&l->lock);
+	for (w = l->waiters; w != NULL; w = w->next)
+		if (!w->done) {
+			w->res = (struct p256sign_result){ .id = w->id, .error = P256SIGN_E_CLOSED };
+			w->done = 1;
+			signal_fd(w->efd);
+		}
 	p256sign_close(l->h);
+	l->h = NULL;
 	close(l->wake);
-	pthread_mutex_destroy(&l->lock);
-	free(l);
+	l->wake = -1;
+	pthread_mutex_unlock(&l->lock);
+	lane_unref(l);
 }
 
 /* A thread's exit frees its lanes; those of a parent process are not ours to touch. */
@@ -192,6 +219,7 @@ static struct lane *get_lane(const char *path)
 		return NULL;
 	memcpy(l->path, path, strlen(path) + 1);
 	l->pid = getpid();
+	l->refs = 1;
 	if ((l->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
 		goto fail;
 	if (pthread_mutex_init(&l->lock, NULL) != 0)
@@ -234,19 +262,28 @@ static void unlink_waiter(struct lane *l, struct waiter *w)
 		}
 }
 
+/* Frees s's waiter (taken off its lane already) and drops the lane reference it held. */
+static void waiter_free(struct job_state *s)
+{
+	p256sign_result_clear(&s->w->res);
+	free(s->w);
+	s->w = NULL;
+	lane_unref(s->lane);
+}
+
 /* Withdraws the request of s still waiting, if any: its answer will be dropped. */
 static void withdraw(struct job_state *s)
 {
 	if (s->w == NULL)
 		return;
-	if (s->lane->pid == getpid()) {
-		pthread_mutex_lock(&s->lane->lock);
-		unlink_waiter(s->lane, s->w);
-		pthread_mutex_unlock(&s->lane->lock);
-		p256sign_result_clear(&s->w->res);
-		free(s->w);
+	if (s->lane->pid != getpid()) {		/* a parent's: not ours to touch */
+		s->w = NULL;
+		return;
 	}
-	s->w = NULL;
+	pthread_mutex_lock(&s->lane->lock);
+	unlink_waiter(s->lane, s->w);
+	pthread_mutex_unlock(&s->lane->lock);
+	waiter_free(s);
 }
 
 /* Called by ASYNC_WAIT_CTX_free: withdraws a request still waiting, closes the eventfd. */
@@ -303,6 +340,7 @@ static int submit(struct lane *l, struct job_state *s, const struct p256sign_key
 	if (r == 0) {
 		w->next = l->waiters;
 		l->waiters = w;
+		l->refs++;
 		s->w = w;
 		s->lane = l;
 	}
@@ -343,8 +381,8 @@ static int wait_in_job(ASYNC_WAIT_CTX *wctx, struct job_state *s, int *registere
 		drain_fd(s->efd);
 	}
 	*res = s->w->res;
-	free(s->w);
-	s->w = NULL;
+	s->w->res = (struct p256sign_result){ 0 };	/* handed over to the caller */
+	waiter_free(s);
 	return res->error;
 }
 

@@ -619,6 +619,7 @@ static void daemon_answered(struct p256sign *status, unsigned long signatures)
  * speak of the provider's memory only (volatile: no code reads it, only the leak checkers do).
  */
 static ASYNC_JOB *volatile abandoned[2];
+static ASYNC_JOB *volatile abandoned_by_thread;
 static size_t n_abandoned;
 static ASYNC_JOB *server_job;
 
@@ -742,6 +743,42 @@ static void case_async_freed(EVP_PKEY *k, EVP_PKEY *pub, struct p256sign *status
 	async_freed(k, pub, status, 1);
 }
 
+/* A thread that starts job j, which must pause (the daemon is stopped), and exits. */
+static void *start_and_exit(void *arg)
+{
+	struct job *j = arg;
+
+	CHECK(run_job(j) == 0);
+	abandoned_by_thread = j->job;
+	return NULL;
+}
+
+/*
+ * A server thread exits while a job it started is paused in the provider (its lane, the
+ * thread's daemon connection and reader, goes with it), and the job's wait context is freed
+ * afterwards from another thread, as a server would free the TLS connection: the provider's
+ * cleanup must find the request it withdraws still valid (valgrind and ASan watch), close the
+ * eventfd, and the late answer harm nothing. The job itself is never resumed (it belongs to the
+ * gone thread's ASYNC pool), so it stays reachable here, as libssl's abandoned ones above.
+ */
+static void case_async_thread_gone(EVP_PKEY *k, EVP_PKEY *pub, struct p256sign *status)
+{
+	struct job j = { .k = k, .pub = pub, .msg = "thread gone" };
+	unsigned long signatures = status_number(status, "signatures");
+	int fds = open_fds();
+	pthread_t t;
+
+	CHECK((j.wctx = ASYNC_WAIT_CTX_new()) != NULL);
+	daemon_signal(&signd, SIGSTOP);
+	CHECK(pthread_create(&t, NULL, start_and_exit, &j) == 0);
+	CHECK(pthread_join(t, NULL) == 0);
+	ASYNC_WAIT_CTX_free(j.wctx);		/* the provider's cleanup runs here */
+	daemon_signal(&signd, SIGCONT);
+	daemon_answered(status, signatures + 1);
+	CHECK(open_fds() == fds);
+	CHECK(sign_once(k, pub, "after the thread's exit"));
+}
+
 int main(int argc, char **argv)
 {
 	OSSL_PROVIDER *def, *ours;
@@ -785,6 +822,7 @@ int main(int argc, char **argv)
 	case_timeout(pub, argv[3]);
 	case_async(k, pub, status);
 	case_async_freed(k, pub, status);
+	case_async_thread_gone(k, pub, status);
 	p256sign_close(status);
 	case_async_timeout(pub, argv[3]);
 
