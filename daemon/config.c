@@ -279,7 +279,7 @@ static int get_key(struct ctx *x, json_t *o, size_t i, struct config_key *k)
 	    get_str(x, o, where, "nonce", 0, &nonce) != 0 ||
 	    get_bool(x, o, where, "verify_after_sign", &k->verify_after_sign) != 0 ||
 	    get_purpose(x, o, where, &k->purpose) != 0 || get_allow(x, o, where, &k->allow) != 0 ||
-	    get_uint(x, o, where, "max_signatures_per_second", 1, 1000000,
+	    get_uint(x, o, where, "max_signatures_per_second", 1, CONFIG_RATE_MAX,
 	    &k->max_signatures_per_second) != 0)
 		goto out;
 	if (!name_ok(k->name)) {

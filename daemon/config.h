@@ -13,6 +13,7 @@
 
 #define CONFIG_SOCKET_DEFAULT "/run/p256sign/p256sign.sock"
 #define CONFIG_KEYS_MAX 128		/* LIST_KEYS must fit in one frame */
+#define CONFIG_RATE_MAX 1000000		/* the largest max_signatures_per_second */
 
 struct config_key {
 	char *name;			/* 1..64 of [A-Za-z0-9._-], unique */
@@ -22,7 +23,8 @@ struct config_key {
 	int verify_after_sign;
 	enum policy_purpose purpose;
 	struct policy_acl allow;	/* names resolved to ids when the file is read */
-	unsigned max_signatures_per_second;	/* per uid; 0: no limit */
+	unsigned max_signatures_per_second;	/* per uid; 0: no limit (at most
+						 * CONFIG_RATE_MAX) */
 };
 
 struct config_limits {

@@ -78,6 +78,7 @@ struct ipc_audit_seal {
 struct ipc_key_public {
 	uint32_t generation;	/* the key set it belongs to: 1 at start, one more per reload */
 	uint32_t index;		/* its place in the key table, config order */
+	uint32_t max_signatures_per_second;	/* per uid, 0: no limit (config.h) */
 	uint8_t nonce;		/* enum p256_nonce */
 	uint8_t verify_after_sign;
 	uint8_t purpose;	/* enum policy_purpose */

@@ -35,23 +35,23 @@ static int resolve(const struct config *cfg, const char *file, char *out, size_t
 	return n < 0 || (size_t)n >= cap ? -1 : 0;
 }
 
-int keys_set_public(struct key_public *kp, const char *name,
-	const uint8_t point[P256_POINT_LEN], enum p256_nonce nonce, int verify_after_sign,
-	enum policy_purpose purpose, const struct policy_acl *allow)
+int keys_set_public(struct key_public *kp, const struct config_key *ck,
+	const uint8_t point[P256_POINT_LEN])
 {
 	int r;
 
 	memset(kp, 0, sizeof(*kp));
-	snprintf(kp->name, sizeof(kp->name), "%s", name);
+	snprintf(kp->name, sizeof(kp->name), "%s", ck->name);
 	memcpy(kp->point, point, sizeof(kp->point));
 	p256_spki(kp->point, kp->spki);
 	if ((r = p256_key_id(kp->point, kp->id)) != 0)
 		return r;
 	hex_encode(kp->id, sizeof(kp->id), kp->id_hex);
-	kp->nonce = nonce;
-	kp->verify_after_sign = verify_after_sign;
-	kp->purpose = purpose;
-	kp->allow = *allow;
+	kp->nonce = ck->nonce;
+	kp->verify_after_sign = ck->verify_after_sign;
+	kp->purpose = ck->purpose;
+	kp->allow = ck->allow;
+	ratelimit_init(&kp->rate, ck->max_signatures_per_second);
 	return 0;
 }
 
@@ -130,8 +130,7 @@ static int load_one(const struct config *cfg, size_t i, struct keytab *kt, char 
 		if ((r = cert_check(path, kf.pub)) != 0)
 			goto out;
 	}
-	r = keys_set_public(kp, ck->name, kf.pub, ck->nonce, ck->verify_after_sign, ck->purpose,
-	    &ck->allow);
+	r = keys_set_public(kp, ck, kf.pub);
 out:
 	if (r != 0)
 		snprintf(err, errlen, "keys[%zu] (%s): %s: %s: %s%s%s", i, ck->name, what,

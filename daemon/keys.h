@@ -8,6 +8,7 @@
 #include "config.h"
 #include "p256.h"
 #include "proto.h"
+#include "ratelimit.h"
 
 /* The key table: what the parent may know about each key (public), and the private keys that
  * only the key-holder and the signers hold. Index i of both arrays is the same key (config
@@ -23,6 +24,7 @@ struct key_public {
 	int verify_after_sign;
 	enum policy_purpose purpose;
 	struct policy_acl allow;
+	struct ratelimit rate;		/* max_signatures_per_second per uid; the parent's */
 	uint64_t signatures;		/* signatures released; counted by the parent */
 	uint64_t precomputed_signatures; /* of those, signed with a nonce from the key's pool */
 };
@@ -58,11 +60,11 @@ void keys_forget_private(struct keytab *kt);
 /* keys_forget_private and frees the public table. */
 void keys_free(struct keytab *kt);
 
-/* Fills one public record: name, point, SubjectPublicKeyInfo, key id, how it signs, who may use
- * it. 0 or a P256_ERR_* code. */
-int keys_set_public(struct key_public *kp, const char *name,
-	const uint8_t point[P256_POINT_LEN], enum p256_nonce nonce, int verify_after_sign,
-	enum policy_purpose purpose, const struct policy_acl *allow);
+/* Fills one public record from the key's point and its configuration (name, how it signs, who
+ * may use it and how often; ck's file names are not read): SubjectPublicKeyInfo, key id, an
+ * empty rate table. 0 or a P256_ERR_* code. */
+int keys_set_public(struct key_public *kp, const struct config_key *ck,
+	const uint8_t point[P256_POINT_LEN]);
 
 /*
  * What a reload reads: the directories of the config file, $CREDENTIALS_DIRECTORY and every

@@ -291,6 +291,7 @@ static const struct pool_callbacks pool_cbs = {
 static int on_key_public(struct parent *d, const uint8_t *body, size_t len, int *fd)
 {
 	struct ipc_key_public m;
+	struct config_key ck;
 	char name[PROTO_NAME_MAX + 1];
 
 	memcpy(&m, body, sizeof(m));
@@ -304,12 +305,14 @@ static int on_key_public(struct parent *d, const uint8_t *body, size_t len, int 
 	if (m.generation != d->next_gen || m.index != d->next.n || m.index >= CONFIG_KEYS_MAX ||
 	    m.name_len == 0 || m.name_len > PROTO_NAME_MAX || p256_point_check(m.point) != 0 ||
 	    m.allow.nusers > POLICY_IDS_MAX || m.allow.ngroups > POLICY_IDS_MAX ||
-	    m.purpose > POLICY_PURPOSE_AUDIT)
+	    m.purpose > POLICY_PURPOSE_AUDIT || m.max_signatures_per_second > CONFIG_RATE_MAX)
 		return -1;
 	memcpy(name, m.name, m.name_len);
 	name[m.name_len] = '\0';
-	if (keys_set_public(&d->next.pub[d->next.n], name, m.point, (enum p256_nonce)m.nonce,
-		m.verify_after_sign, (enum policy_purpose)m.purpose, &m.allow) != 0)
+	ck = (struct config_key){ .name = name, .nonce = (enum p256_nonce)m.nonce,
+		.verify_after_sign = m.verify_after_sign, .purpose = (enum policy_purpose)m.purpose,
+		.allow = m.allow, .max_signatures_per_second = m.max_signatures_per_second };
+	if (keys_set_public(&d->next.pub[d->next.n], &ck, m.point) != 0)
 		return -1;
 	d->next.n++;
 	return 0;

@@ -65,20 +65,12 @@ static int find_key(struct server *s, struct reply_to *to, const struct proto_ke
 	return k;
 }
 
-/* Whether the peer went over the key's max_signatures_per_second: the start-up configuration's,
- * found by name (a reload may reorder keys), at index key when nothing moved. */
+/* Whether the peer went over the key's max_signatures_per_second (the key set's in use: a reload
+ * brings the configuration's new limits, with full buckets). */
 static int over_rate(struct server *s, const struct conn *c, int key)
 {
-	const char *name = s->kt->pub[key].name;
-	uid_t uid = server_conn_peer(c)->uid;
-	uint64_t now = clock_now_us();
-
-	if ((size_t)key < s->cfg->nkeys && strcmp(s->cfg->keys[key].name, name) == 0)
-		return ratelimit_take(&s->rates[key], uid, now) != 0;
-	for (size_t i = 0; i < s->cfg->nkeys; i++)
-		if (strcmp(s->cfg->keys[i].name, name) == 0)
-			return ratelimit_take(&s->rates[i], uid, now) != 0;
-	return 0;
+	return ratelimit_take(&s->kt->pub[key].rate, server_conn_peer(c)->uid,
+	    clock_now_us()) != 0;
 }
 
 /* Hands a signing request to a signer: a digest, or (tls not NULL) a handshake's parts. The

@@ -14,7 +14,6 @@
 #include "clock.h"
 #include "log.h"
 #include "peer.h"
-#include "ratelimit.h"
 
 #define READ_MAX 16384			/* bytes per read from a client */
 #define OUTPUT_HIGH 65536		/* stop taking requests while more replies are unread */
@@ -549,12 +548,6 @@ int server_init(struct server *s, struct event_base *base, const struct config *
 	s->retry_ev = evtimer_new(base, retry_cb, s);
 	s->flush_ev = evtimer_new(base, flush_cb, s);
 	s->refusal_ev = evtimer_new(base, refusal_cb, s);
-	if ((s->rates = calloc(cfg->nkeys, sizeof(*s->rates))) == NULL) {
-		log_error("out of memory");
-		return -1;
-	}
-	for (size_t i = 0; i < cfg->nkeys; i++)
-		ratelimit_init(&s->rates[i], cfg->keys[i].max_signatures_per_second);
 	if (s->expire_ev == NULL || s->stop_ev == NULL ||
 	    s->retry_ev == NULL || s->flush_ev == NULL || s->refusal_ev == NULL ||
 	    event_add(s->expire_ev, &tv) != 0 || log_attach(base) != 0) {
@@ -615,7 +608,6 @@ void server_free(struct server *s)
 		event_free(s->flush_ev);
 	if (s->refusal_ev != NULL)
 		event_free(s->refusal_ev);
-	free(s->rates);
 	log_flush();
 	log_detach();
 	free(s->held);	/* the connections they were for are gone */

@@ -53,7 +53,6 @@ struct server {
 	struct event *flush_ev;		/* writes queued replies at the end of a loop turn */
 	struct event *refusal_ev;	/* the once-a-second summary of refused connections */
 	uint64_t refused[2];		/* since then: over max_connections, over the per-uid limit */
-	struct ratelimit *rates;	/* cfg->keys[i]'s max_signatures_per_second (ratelimit.h) */
 	uid_t daemon_uid;		/* the parent's own uid: may use keys without an "allow" */
 	struct audit *audit;
 	struct held *held;		/* signature replies waiting for their record to be written */

@@ -292,6 +292,15 @@ class Daemon:
     def client(self):
         return Client(self.socket)
 
+    def write_keys(self, keys):
+        """Replaces the configuration's keys (atomically: a reload reads it whole)."""
+        with open(self.config) as f:
+            cfg = json.load(f)
+        cfg["keys"] = keys
+        with open(self.config + ".new", "w") as f:
+            json.dump(cfg, f)
+        os.rename(self.config + ".new", self.config)
+
     def log_text(self):
         self.stderr.flush()
         with open(self.log, errors="replace") as f:

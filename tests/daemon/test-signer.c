@@ -148,13 +148,15 @@ static pid_t start_signer(uint8_t d[NKEYS][P256_SCALAR_LEN], enum p256_nonce mod
 	if (pid == 0) {
 		struct keytab kt;
 
-		const struct policy_acl none = { 0 };
+		const struct config_key ck[NKEYS] = {
+			{ .name = "rfc6979", .nonce = mode0, .purpose = POLICY_PURPOSE_ANY },
+			{ .name = "checked", .nonce = P256_NONCE_DETERMINISTIC, .verify_after_sign = 1,
+			  .purpose = POLICY_PURPOSE_ANY },
+		};
 
 		if (keys_alloc(&kt, NKEYS, 1) != 0 ||
-		    keys_set_public(&kt.pub[0], "rfc6979", point[0], mode0, 0,
-			POLICY_PURPOSE_ANY, &none) != 0 ||
-		    keys_set_public(&kt.pub[1], "checked", point[1], P256_NONCE_DETERMINISTIC, 1,
-			POLICY_PURPOSE_ANY, &none) != 0 ||
+		    keys_set_public(&kt.pub[0], &ck[0], point[0]) != 0 ||
+		    keys_set_public(&kt.pub[1], &ck[1], point[1]) != 0 ||
 		    p256_key_init_untabled(&kt.priv[0], d[0]) != 0 ||
 		    p256_key_init(&kt.priv[1], d[1]) != 0)
 			_exit(3);

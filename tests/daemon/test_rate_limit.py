@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: ISC
 """A key's max_signatures_per_second, per uid: a burst beyond it gets overloaded and the
 connection stays open; another uid is unaffected; after a second the bucket is full again; the
-refusals are counted in STATUS; out-of-range values are configuration errors."""
+refusals are counted in STATUS; a reload applies the new limits (changed, added with a new key,
+removed); out-of-range values are configuration errors."""
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -29,9 +31,9 @@ print(json.dumps({"ok": sum(r.type == SIGN | RESPONSE for r in got),
 """ % os.path.dirname(os.path.abspath(__file__))
 
 
-def burst(c, n, first_id=1):
+def burst(c, n, first_id=1, key="rfc"):
     """n SIGN requests sent at once: (signed, refused with overloaded)."""
-    c.send(b"".join(sign_req(first_id + i, key_name("rfc"), RFC_DIGEST) for i in range(n)))
+    c.send(b"".join(sign_req(first_id + i, key_name(key), RFC_DIGEST) for i in range(n)))
     got = [c.recv() for _ in range(n)]
     check(all(r is not None for r in got), "connection closed during a burst")
     signed = sum(r.type == SIGN | RESPONSE for r in got)
@@ -76,6 +78,44 @@ def limits(binary):
     d.stop()
 
 
+def limited_to(c, key, rate, first_id):
+    """A burst of 2 rate + 2 on key signs rate (and what refilled meanwhile); rate 0: all."""
+    n = 2 * max(rate, 10) + 2
+    start = time.monotonic()
+    signed, refused = burst(c, n, first_id, key)
+    elapsed = time.monotonic() - start
+    if rate == 0:
+        check(signed == n, "key %s unlimited: %d of %d signed" % (key, signed, n))
+    else:
+        check(rate <= signed <= rate + 1 + int(elapsed * rate),
+              "key %s at %d/s: a burst of %d signed %d in %.3f s" % (key, rate, n, signed, elapsed))
+
+
+def reload_limits(binary):
+    """SIGHUP reads the keys again, and with them their limits: one lowered, one added with a
+    new key, then one removed. (Before, a reload kept the start-up limits and a new key had none.)"""
+    rfc = {"name": "rfc", "file": RFC_KEY, "nonce": "deterministic"}
+    d = Daemon(binary, keys=[dict(rfc, max_signatures_per_second=RATE)])
+    second = os.path.join(d.dir, "second.pem")
+    openssl_key(second)
+    new = {"name": "new", "file": second, "nonce": "deterministic"}
+    c = d.client()
+    limited_to(c, "rfc", RATE, 1)
+    for gen, keys, rates in ((2, [dict(rfc, max_signatures_per_second=5),
+                                  dict(new, max_signatures_per_second=7)], {"rfc": 5, "new": 7}),
+                             (3, [rfc, dict(new, max_signatures_per_second=7)], {"rfc": 0})):
+        d.write_keys(keys)
+        d.proc.send_signal(signal.SIGHUP)
+        end = time.monotonic() + TIMEOUT
+        while c.call(frame(STATUS, 0)).ok(STATUS).json()["key_set"] != gen:
+            check(time.monotonic() < end, "reload to key set %d" % gen)
+            time.sleep(0.02)
+        for i, (key, rate) in enumerate(sorted(rates.items())):
+            limited_to(c, key, rate, 1000 * gen + 100 * i)
+    c.close()
+    d.stop()
+
+
 def config_errors(binary):
     tmp = tempfile.mkdtemp(prefix="p256signd-rate-")
     for bad in (0, 1000001, "10", 1.5):
@@ -93,6 +133,7 @@ def main():
     binary = sys.argv[1]
     config_errors(binary)
     limits(binary)
+    reload_limits(binary)
     print("ok")
 
 

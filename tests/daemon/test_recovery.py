@@ -132,15 +132,6 @@ def list_keys(d):
     return names
 
 
-def write_config(d, keys):
-    with open(d.config) as f:
-        cfg = json.load(f)
-    cfg["keys"] = keys
-    with open(d.config + ".new", "w") as f:
-        json.dump(cfg, f)
-    os.rename(d.config + ".new", d.config)
-
-
 def reloads_under_load(d):
     base = [{"name": "rfc", "file": RFC_KEY, "nonce": "deterministic"}]
     second = os.path.join(d.dir, "second.pem")
@@ -148,7 +139,7 @@ def reloads_under_load(d):
     load = Load(d, connections=16)
     for i in range(20):
         extra = {"name": "extra%d" % i, "file": second, "nonce": "deterministic"}
-        write_config(d, base + [extra])
+        d.write_keys(base + [extra])
         d.proc.send_signal(signal.SIGHUP)
         end = time.monotonic() + TIMEOUT
         while list_keys(d) != ["rfc", extra["name"]]:
@@ -165,7 +156,7 @@ def reloads_under_load(d):
     with open(broken, "w") as f:
         f.write("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
     os.chmod(broken, 0o600)
-    write_config(d, base + [{"name": "broken", "file": broken}])
+    d.write_keys(base + [{"name": "broken", "file": broken}])
     d.proc.send_signal(signal.SIGHUP)
     end = time.monotonic() + TIMEOUT
     while "reload refused" not in d.log_text():
