@@ -12,9 +12,9 @@
  * timed. --path batch16 measures p256_sign_batch on 16 items (the signer's batch path), each
  * item's key drawn at random from its class's 4,096 keys made at start (copies of the class's
  * key in class 0, random keys in class 1) and copied into the same 16 places for either class,
- * so that only the values differ; digests are random for every item. As in dudect, the t statistic is also computed on measurements cropped
- * at 100 percentiles and for the second-order (centred, squared) values; the largest |t| is
- * reported. |t| < 4.5 passes.
+ * so that only the values differ; digests are random for every item. As in dudect, the t
+ * statistic is also computed on measurements cropped at 100 percentiles and for the
+ * second-order (centred, squared) values; the largest |t| is reported. |t| < 4.5 passes.
  *
  *   dudect-sign [--measurements N] [--test fixed|one|all] [--path sign|pool|batch16]
  *

@@ -85,7 +85,8 @@ static int send_keys(struct keyholder *k)
 	for (size_t i = 0; i < k->kt.n; i++) {
 		const struct key_public *kp = &k->kt.pub[i];
 		struct ipc_key_public m = { .generation = k->generation, .index = (uint32_t)i,
-			.max_signatures_per_second = kp->rate.rate, .nonce = (uint8_t)kp->nonce, .verify_after_sign = (uint8_t)kp->verify_after_sign,
+			.max_signatures_per_second = kp->rate.rate, .nonce = (uint8_t)kp->nonce,
+			.verify_after_sign = (uint8_t)kp->verify_after_sign,
 			.purpose = (uint8_t)kp->purpose, .name_len = (uint8_t)strlen(kp->name),
 			.allow = kp->allow };
 
