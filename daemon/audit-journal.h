@@ -2,23 +2,37 @@
 #ifndef P256SIGND_AUDIT_JOURNAL_H
 #define P256SIGND_AUDIT_JOURNAL_H
 
-#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "audit-record.h"
 
 /* journald's socket for the native protocol. */
 #define AUDIT_JOURNAL_SOCKET "/run/systemd/journal/socket"
 
 /*
- * Sends one audit record (docs/audit.md) to the systemd journal as structured fields: each member
- * becomes P256SIGN_<MEMBER> in upper case ('-' as '_'), a nested object's members
- * P256SIGN_<MEMBER>_<INNER> (peer.uid is P256SIGN_PEER_UID), plus MESSAGE (the line people read,
- * cut at 256 bytes), PRIORITY 6 and SYSLOG_IDENTIFIER p256signd. Members are strings or integers,
- * objects one level deep; a value with a newline goes in the protocol's binary form.
- *
- * Never waits: returns 0 once journald's socket took the entry, else a negative errno:
- * -ENOENT or -ECONNREFUSED when no journal listens, -EAGAIN when its queue is full (journald
- * is not reading), -E2BIG for a record of more than 37 fields or a member longer than 256
- * bytes, -EINVAL for a member of another type (nested deeper, boolean, real, null).
+ * Writes e's journal entry, with its place in the chain (seq, prev) as its line has it, to out
+ * (cap bytes) in journald's native protocol: each member of the line (docs/audit.md) becomes
+ * P256SIGN_<MEMBER> in upper case, an object's members P256SIGN_<OBJECT>_<MEMBER> (peer.uid is
+ * P256SIGN_PEER_UID), strings unescaped and numbers in decimal; then MESSAGE (a line people
+ * read), PRIORITY 6 and SYSLOG_IDENTIFIER p256signd. A value with a newline in it takes the
+ * protocol's binary form, so that it cannot start a field of its own. Returns the entry's
+ * length, or 0 when it does not fit or e is no record.
  */
-int audit_journal_send(const json_t *record, const char *message);
+size_t audit_journal_entry(const struct audit_entry *e, uint64_t seq, const uint8_t prev[32],
+	char *out, size_t cap);
+
+/*
+ * Sends n entries to journald in order, entry i being the bytes of buf from ends[i - 1] (0 for the
+ * first) to ends[i], one datagram each, many to a system call. Never waits: returns how many
+ * journald's socket took; when fewer than n, *err says why: ENOENT or ECONNREFUSED when no
+ * journal listens, EAGAIN when its queue is full (journald is not reading). The socket is
+ * connected once and again after journald went away (a restart).
+ */
+size_t audit_journal_send(const char *buf, const size_t *ends, size_t n, int *err);
+
+/* The socket connected to journald, -1 when none: polled writable, its queue has room again (a
+ * connected datagram socket polls so). For polling only; it stays this module's to close. */
+int audit_journal_socket(void);
 
 #endif

@@ -21,7 +21,4 @@
 size_t audit_line(const struct audit_entry *e, uint64_t seq, const uint8_t prev[32], char *out,
 	size_t cap);
 
-/* The name of a record's type ("open", "request", "checkpoint"). */
-const char *audit_type_name(enum audit_type type);
-
 #endif

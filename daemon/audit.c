@@ -25,8 +25,11 @@
  * most and this many at most; beyond either the journal counts as refusing them. */
 #define JOURNAL_BUSY_MS 1000
 #define JOURNAL_WAIT_MAX 4096
-/* How soon records waiting for journald are offered again (it drains its queue in well under). */
+/* How soon records waiting for journald are offered again (it drains its queue in well under),
+ * and how many are made and offered at a time: when its queue is full, at most this many were
+ * made for nothing. */
 #define JOURNAL_RETRY_MS 2
+#define JOURNAL_CHUNK 64
 /* How long reopen and stop wait for the key-holder's seal. */
 #define SEAL_WAIT_MS 2000
 
@@ -109,77 +112,87 @@ uint64_t audit_request(struct audit *a, const struct audit_request *r)
 	return append(a);
 }
 
-/* The line people read in the journal. */
-static void journal_message(const struct audit_entry *e, uint64_t seq, char *out, size_t len)
+/* Room for one more record (and its newline) after fill bytes of *buf (*cap bytes). 0 or -1. */
+static int grow(char **buf, size_t *cap, size_t fill)
 {
-	const struct audit_request_entry *q = &e->u.req;
-
-	if (e->type != AUDIT_REQUEST) {
-		snprintf(out, len, "audit %s %llu", audit_type_name(e->type),
-		    (unsigned long long)seq);
-		return;
-	}
-	snprintf(out, len, "audit request %llu %s%s%s %s", (unsigned long long)seq, q->op,
-	    q->key[0] != '\0' ? " key=" : "", q->key,
-	    q->error == 0 ? "ok" : proto_error_tag(q->error));
-}
-
-/* Sends the line just written (len bytes at line) to the journal, as the record it reads back
- * as: the journal's fields are the file's. 0 or a positive errno. */
-static int journal_send(const struct audit_entry *e, uint64_t seq, const char *line, size_t len)
-{
-	json_t *rec = json_loadb(line, len, 0, NULL);
-	char msg[160];
-	int r;
-
-	if (rec == NULL)
-		return ENOMEM;	/* the line is ours: only memory can fail it */
-	journal_message(e, seq, msg, sizeof(msg));
-	r = audit_journal_send(rec, msg);
-	json_decref(rec);
-	return -r;
-}
-
-/* Room for one more line (and its newline) after fill bytes of a->buf. 0 or -1. */
-static int grow(struct audit *a, size_t fill)
-{
-	size_t cap = a->buf_cap ? 2 * a->buf_cap : BUF_START;
+	size_t want = *cap ? 2 * *cap : BUF_START;
 	char *b;
 
-	while (cap - fill <= RECORD_LINE_MAX)
-		cap *= 2;
-	if ((b = realloc(a->buf, cap)) == NULL)
+	if (*cap - fill > RECORD_LINE_MAX)
+		return 0;
+	while (want - fill <= RECORD_LINE_MAX)
+		want *= 2;
+	if ((b = realloc(*buf, want)) == NULL)
 		return -1;
-	a->buf = b;
-	a->buf_cap = cap;
+	*buf = b;
+	*cap = want;
 	return 0;
 }
 
-/* Chains the batch into lines in a->buf, sending each record to the journal; stops at the first
- * record the journal refuses. Returns how many are ready, their line ends in ends[], hashes in
- * hashes[]. */
+/* Makes record i's line after fill bytes of a->buf, and its hash: the new fill, or 0 when it
+ * cannot be made. */
+static size_t make_line(struct audit *a, size_t i, size_t fill, uint8_t (*hashes)[32])
+{
+	size_t len;
+
+	if (grow(&a->buf, &a->buf_cap, fill) != 0)
+		return 0;
+	len = audit_line(&a->batch[i], a->seq + i + 1, i ? hashes[i - 1] : a->hash, a->buf + fill,
+	    RECORD_LINE_MAX);
+	if (len == 0 || audit_sha256(a->buf + fill, len, hashes[i]) != 0)
+		return 0;
+	a->buf[fill + len] = '\n';
+	return fill + len + 1;
+}
+
+/* Makes the journal entries of records from to to - 1 (at most JOURNAL_CHUNK), with the chain's
+ * members their lines have, and offers them to journald. How many it took; *err why not all. */
+static size_t offer_journal(struct audit *a, size_t from, size_t to, const uint8_t (*hashes)[32],
+	int *err)
+{
+	size_t ends[JOURNAL_CHUNK], n, fill = 0, sent = 0;
+	int made = ENOMEM, send_err = 0;	/* why entry n could not be made */
+
+	for (n = 0; from + n < to; n++) {
+		size_t i = from + n, len;
+
+		if (grow(&a->jbuf, &a->jbuf_cap, fill) != 0)
+			break;
+		len = audit_journal_entry(&a->batch[i], a->seq + i + 1, i ? hashes[i - 1] : a->hash,
+		    a->jbuf + fill, RECORD_LINE_MAX);
+		if (len == 0) {
+			made = E2BIG;
+			break;
+		}
+		fill += len;
+		ends[n] = fill;
+	}
+	if (n > 0)
+		sent = audit_journal_send(a->jbuf, ends, n, &send_err);
+	*err = sent < n ? send_err : from + n < to ? made : 0;
+	return sent;
+}
+
+/* Chains the batch into lines in a->buf (their ends in ends[], hashes in hashes[]) and, with the
+ * journal on, offers them to journald JOURNAL_CHUNK at a time, up to the first it has no room for
+ * or refuses (*journal_err says why). Returns how many are ready. */
 static size_t chain_batch(struct audit *a, size_t *ends, uint8_t (*hashes)[32], int *journal_err)
 {
-	const uint8_t *prev = a->hash;
-	size_t i, fill = 0;
+	size_t i = 0, fill = 0, step = a->journal ? JOURNAL_CHUNK : a->n;
 
-	*journal_err = 0;
-	for (i = 0; i < a->n; i++) {
-		uint64_t seq = a->seq + i + 1;
-		size_t len;
+	*journal_err = a->journal && a->journal_full ? EAGAIN : 0;
+	if (*journal_err != 0)
+		return 0;
+	while (i < a->n) {
+		size_t from = i, to = a->n - i < step ? a->n : i + step, taken;
 
-		if (a->buf_cap - fill <= RECORD_LINE_MAX && grow(a, fill) != 0)
-			break;
-		len = audit_line(&a->batch[i], seq, prev, a->buf + fill, RECORD_LINE_MAX);
-		if (len == 0 || audit_sha256(a->buf + fill, len, hashes[i]) != 0)
-			break;
-		if (a->journal &&
-		    (*journal_err = journal_send(&a->batch[i], seq, a->buf + fill, len)) != 0)
-			break;
-		a->buf[fill + len] = '\n';
-		fill += len + 1;
-		ends[i] = fill;
-		prev = hashes[i];
+		for (; i < to && (fill = make_line(a, i, fill, hashes)) != 0; i++)
+			ends[i] = fill;
+		if (!a->journal || i == from)
+			return i;
+		taken = offer_journal(a, from, i, (const uint8_t (*)[32])hashes, journal_err);
+		if (from + taken < to)	/* a line not made, or journald took fewer */
+			return from + taken;
 	}
 	return i;
 }
@@ -220,6 +233,36 @@ static void maybe_seal(struct audit *a, const char *reason);
 static void journal_retry_cb(evutil_socket_t fd, short what, void *arg)
 {
 	audit_flush(arg);
+}
+
+static void journal_room_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct audit *a = arg;
+
+	a->journal_full = 0;
+	audit_flush(a);
+}
+
+/*
+ * journald had no room: until its socket polls writable, nothing is offered to it, so that
+ * records are not made again on every loop turn only to be refused. Without the event (out of
+ * memory), they are offered on every flush as before.
+ */
+static void wait_for_room(struct audit *a)
+{
+	int fd = audit_journal_socket();
+
+	if (fd < 0 || a->base == NULL)
+		return;
+	if (a->journal_room != NULL && event_get_fd(a->journal_room) != fd) {
+		event_free(a->journal_room);	/* reconnected since */
+		a->journal_room = NULL;
+	}
+	if (a->journal_room == NULL &&
+	    (a->journal_room = event_new(a->base, fd, EV_WRITE, journal_room_cb, a)) == NULL)
+		return;
+	if (event_add(a->journal_room, NULL) == 0)
+		a->journal_full = 1;
 }
 
 static void retry_journal(struct audit *a)
@@ -305,8 +348,11 @@ out:
 	a->lost += a->n - done - keep;
 	if (journal_err != 0 && keep == 0)
 		fail_state(a, "sending to the journal", journal_err);
-	else if (keep > 0)	/* not failing: journald takes them when its queue has room */
+	else if (keep > 0) {	/* not failing: journald takes them when its queue has room */
+		if (journal_err == EAGAIN && !a->journal_full)
+			wait_for_room(a);
 		retry_journal(a);
+	}
 	else if (done < a->n && a->fd >= 0 && ready > done)
 		fail_state(a, "writing the audit file", file_err);
 	else if (done < a->n)
@@ -429,6 +475,7 @@ int audit_start(struct audit *a, struct event_base *base, const struct key_publi
 	struct timeval tv = { .tv_sec = 0, .tv_usec = RETRY_MS * 1000 };
 
 	a->cb = *cb;
+	a->base = base;
 	if (key != NULL) {
 		a->key = *key;
 		a->have_key = 1;
@@ -509,11 +556,14 @@ void audit_free(struct audit *a)
 {
 	free(a->batch);
 	free(a->buf);
+	free(a->jbuf);
 	free(a->tail);
 	if (a->timer != NULL)
 		event_free(a->timer);
 	if (a->journal_ev != NULL)
 		event_free(a->journal_ev);
+	if (a->journal_room != NULL)
+		event_free(a->journal_room);
 	if (a->fd >= 0 && a->fd != STDERR_FILENO)
 		close(a->fd);
 	memset(a, 0, sizeof(*a));

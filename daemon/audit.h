@@ -54,6 +54,8 @@ struct audit {
 	uint64_t journal_busy_us;	/* since when journald has had no room (0: it has) */
 	char *buf;
 	size_t buf_cap;
+	char *jbuf;			/* the batch's journal entries */
+	size_t jbuf_cap;
 	char *tail;
 	size_t tail_len;
 	/* Health, for STATUS and the fail-closed rule. */
@@ -69,6 +71,9 @@ struct audit {
 	uint64_t last_plain_seq;	/* the last record written that is not a checkpoint */
 	struct event *timer;		/* time checkpoints and write retries */
 	struct event *journal_ev;	/* offers records waiting for journald again, soon */
+	struct event *journal_room;	/* journald's socket writable: its queue has room again */
+	int journal_full;		/* nothing is offered to journald until journal_room fires */
+	struct event_base *base;
 	unsigned ticks;			/* of the timer since the last time checkpoint check */
 };
 

@@ -149,9 +149,10 @@ static const struct allow parent_calls[] = {
 	ANY("write"),		/* clients, signers, log lines to stderr */
 	ANY("writev"),		/* evbuffer writes */
 	ANY("sendto"),		/* send: libevent's signal handler; syslog */
-	ANY("sendmsg"),		/* sd_notify, journald */
+	ANY("sendmsg"),		/* sd_notify */
+	ANY("sendmmsg"),	/* journald: a batch of audit records */
 	IF("socket", LOW32_EQ(0, AF_UNIX)),	/* sd_notify's and journald's datagram sockets */
-	ANY("connect"),		/* syslog's socket (AF_UNIX: no other family can be created) */
+	ANY("connect"),		/* journald's, syslog's sockets (AF_UNIX: no other family is made) */
 	ANY("close"),		/* finished connections */
 	ANY("fcntl"),		/* non-blocking and close-on-exec flags of accepted sockets */
 	ANY("shutdown"),	/* a client's connection half-closed */

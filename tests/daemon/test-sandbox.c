@@ -355,14 +355,21 @@ static int keyholder_reads(void)
 
 /* ---- the parent -------------------------------------------------------------------------- */
 
-/* sd_notify's AF_UNIX datagram to $NOTIFY_SOCKET, a client's SO_PEERCRED, the audit file. */
+/* sd_notify's AF_UNIX datagram to $NOTIFY_SOCKET, a client's SO_PEERCRED, the audit file, a
+ * batch of messages with sendmmsg (the journal's records). */
 static int parent_work(void)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
+	struct iovec iov[2] = { { "a", 1 }, { "b", 1 } };
+	struct mmsghdr mm[2] = { { .msg_hdr = { .msg_iov = &iov[0], .msg_iovlen = 1 } },
+		{ .msg_hdr = { .msg_iov = &iov[1], .msg_iovlen = 1 } } };
 	int fd;
+	char got[2];
 
 	MUST((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) >= 0 && close(fd) == 0);
+	MUST(sendmmsg(chan[0], mm, 2, MSG_DONTWAIT) == 2 && read(chan[1], got, 2) == 2 &&
+	    memcmp(got, "ab", 2) == 0);
 	MUST(sd_notify(0, "READY=1") > 0);
 	MUST(getsockopt(chan[1], SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 &&
 	    cred.pid > 0 && cred.uid == getuid());
