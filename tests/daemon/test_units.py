@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: ISC
 """The generated systemd units: `systemd-analyze verify` accepts them (with ExecStart= pointing at
 the built daemon, since verify checks that the command exists) and `systemd-analyze security
---offline=yes` rates the service 0.4 or lower."""
+--offline=yes` rates the service 0.4 or lower; journald's rate limit is off for it (it would drop
+audit records)."""
 import os
 import re
 import shutil
@@ -25,6 +26,8 @@ def main():
         exec_start = re.search(r"^ExecStart=(\S+)", text, re.M)
         if not exec_start or not exec_start.group(1).endswith("/p256signd"):
             fail("ExecStart= runs p256signd from the install prefix")
+        if not re.search(r"^LogRateLimitIntervalSec=0$", text, re.M):
+            fail("LogRateLimitIntervalSec=0: journald's rate limit would drop audit records")
         # Verify checks ExecStart's command exists: point it at the daemon just built.
         local = os.path.join(tmp, "p256signd.service")
         with open(local, "w") as f:
