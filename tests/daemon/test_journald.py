@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
+"""The audit's journal destination through systemd-journald itself (the system's, run here): in a
+private mount namespace /run is a tmpfs, journald runs on it with volatile storage, and
+p256signd logs to it and to its audit file. Read back with `journalctl -o json`, every record of
+the file is one journal entry, in order, whose P256SIGN_* fields are the record's members and
+nothing else: a client whose process name holds a newline and a field of its own
+("ev\\nP256SIGN_X=1") gets that name as one field, no P256SIGN_X. The entry is the daemon's
+(_PID, SYSLOG_IDENTIFIER, PRIORITY, MESSAGE). journald stopped and started again: signing fails
+closed meanwhile and comes back by itself, and the records after the restart reach the new
+journald."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+if os.environ.get("P256SIGN_TEST_NS") != "1":
+    os.environ["P256SIGN_TEST_NS"] = "1"
+    os.execvp("unshare", ["unshare", "--mount", "--propagation", "private", sys.executable] +
+              sys.argv)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from daemonlib import *  # noqa: E402,F403
+
+JOURNAL = "/run/systemd/journal/socket"
+JOURNALD = next(p for p in ("/lib/systemd/systemd-journald", "/usr/lib/systemd/systemd-journald")
+                if os.path.exists(p))
+COMM = "ev\nP256SIGN_X=1"       # 15 bytes: the longest a process name can be
+CONF = """[Journal]
+Storage=volatile
+ReadKMsg=no
+ForwardToSyslog=no
+ForwardToWall=no
+Audit=no
+"""
+
+
+_journalds = []
+_made = []      # mount points this test had to create (a machine without them), removed at the end
+
+
+def bind_over(src, target):
+    """src mounted over target in this namespace only; target made first if the machine lacks it."""
+    if not os.path.exists(target):
+        open(target, "w").close()
+        _made.append(target)
+    subprocess.run(["mount", "--bind", src, target], check=True)
+
+
+def start_journald():
+    p = subprocess.Popen([JOURNALD], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _journalds.append(p)
+    deadline = time.monotonic() + 10
+    while not os.path.exists(JOURNAL):
+        check(p.poll() is None, "systemd-journald exited: %s" % p.returncode)
+        check(time.monotonic() < deadline, "systemd-journald did not listen")
+        time.sleep(0.05)
+    return p
+
+
+def stop_journald(p):
+    p.send_signal(signal.SIGTERM)
+    p.wait(10)
+
+
+def entries():
+    """The journal's entries from p256signd, oldest first; a field journalctl shows as an array
+    of bytes (a newline in it) as its text."""
+    r = subprocess.run(["journalctl", "-D", "/run/log/journal", "-o", "json", "--all",
+                        "--no-pager", "SYSLOG_IDENTIFIER=p256signd"],
+                       capture_output=True, text=True)
+    check(r.returncode == 0, "journalctl: %s" % r.stderr)
+    out = []
+    for line in r.stdout.splitlines():
+        e = json.loads(line)
+        out.append({k: bytes(v).decode() if isinstance(v, list) else v for k, v in e.items()})
+    return out
+
+
+def fields_of(rec):
+    """A record's members as the journal's fields: P256SIGN_<MEMBER>, P256SIGN_<OBJECT>_<MEMBER>,
+    values as text."""
+    out = {}
+    for k, v in rec.items():
+        for k2, v2 in (v.items() if isinstance(v, dict) else [(None, v)]):
+            name = "P256SIGN_" + k.upper() + ("_" + k2.upper() if k2 else "")
+            out[name] = str(v2)
+    return out
+
+
+def wait_for_entries(path):
+    """The file's records, once the journal has as many entries as the file has lines."""
+    deadline = time.monotonic() + 10
+    while True:
+        with open(path) as f:
+            recs = [json.loads(l) for l in f]
+        got = entries()
+        if len(got) >= len(recs):
+            return recs, got
+        check(time.monotonic() < deadline, "%d records in the file, %d in the journal"
+              % (len(recs), len(got)))
+        time.sleep(0.1)
+
+
+def same_records(recs, got, pid):
+    check(len(got) == len(recs), "one journal entry a record: %d for %d" % (len(got), len(recs)))
+    for rec, e in zip(recs, got):
+        want = fields_of(rec)
+        have = {k: v for k, v in e.items() if k.startswith("P256SIGN_")}
+        check(have == want, "record %d: journal fields %s, file members %s" % (rec["seq"], have, want))
+        check(e["_PID"] == str(pid) and e["PRIORITY"] == "6" and
+              e["MESSAGE"].startswith("audit %s %d" % (rec["type"], rec["seq"])),
+              "record %d: the daemon's entry (_PID, PRIORITY, MESSAGE): %s" % (rec["seq"], e))
+
+
+def main():
+    binary = sys.argv[1]
+    tmp = tempfile.mkdtemp(prefix="p256signd-journald-")
+    # All of it on this namespace's own mounts: /run, journald.conf and the machine id.
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m,mode=0755", "tmpfs", "/run"],
+                   check=True)
+    try:
+        os.chmod(tmp, 0o755)
+        conf, machine_id = os.path.join(tmp, "journald.conf"), os.path.join(tmp, "machine-id")
+        with open(conf, "w") as f:
+            f.write(CONF)
+        with open(machine_id, "w") as f:
+            f.write(os.urandom(16).hex() + "\n")
+        bind_over(conf, "/etc/systemd/journald.conf")
+        bind_over(machine_id, "/etc/machine-id")
+        journald = start_journald()
+        audit_key = os.path.join(tmp, "audit.pem")
+        openssl_key(audit_key)
+        path = os.path.join(tmp, "audit.jsonl")
+        d = Daemon(binary, keys=[{"name": "rfc", "file": RFC_KEY, "nonce": "deterministic"},
+                                 {"name": "audit", "file": audit_key, "purpose": "audit"}],
+                   extra={"audit": {"journal": True, "file": path, "key": "audit",
+                                    "checkpoint_every": 10}})
+        with open("/proc/self/comm", "w") as f:
+            f.write(COMM)
+        c = d.client()
+        for i in range(25):
+            c.call(sign_req(i + 1, key_name("rfc"), RFC_DIGEST)).ok(SIGN)
+        c.expect_error(sign_req(99, key_name("audit"), RFC_DIGEST), E["denied"])  # the audit key
+        recs, got = wait_for_entries(path)
+        same_records(recs, got, d.proc.pid)
+        signs = [e for e in got if e.get("P256SIGN_OP") == "sign"]
+        check(len(signs) == 26 and all(e["P256SIGN_PEER_COMM"] == COMM for e in signs),
+              "the client's name, newline and all, as one field: %s" % signs[:1])
+        check(sum(r["type"] == "checkpoint" for r in recs) >= 2, "checkpoints in the journal too")
+
+        # journald stops: signing fails closed; it starts again: signing comes back by itself.
+        stop_journald(journald)
+        c.expect_error(sign_req(200, key_name("rfc"), RFC_DIGEST), E["audit_unavailable"])
+        journald = start_journald()
+        deadline = time.monotonic() + 10
+        while c.call(sign_req(201, key_name("rfc"), RFC_DIGEST)).type != SIGN | RESPONSE:
+            check(time.monotonic() < deadline, "signing did not come back after journald did")
+            time.sleep(0.1)
+        c.close()
+        d.stop()
+        stop_journald(journald)
+        # Every record the file has, the two journals have: the first's and the second's,
+        # read together from the same directory.
+        recs, got = wait_for_entries(path)
+        same_records(recs, got, d.proc.pid)
+        check(recs[-1]["type"] == "checkpoint" and recs[-1]["reason"] == "stop",
+              "the stop checkpoint, last: %s" % recs[-1])
+    finally:
+        for p in _journalds:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        for target in _made:
+            subprocess.run(["umount", target])
+            os.unlink(target)
+        subprocess.run(["rm", "-rf", tmp], check=True)
+    print("ok")
+
+
+main()
