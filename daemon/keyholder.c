@@ -352,7 +352,8 @@ void keyholder_main(int fd, struct config *cfg, const struct proc_user *user)
 		log_error("keyholder: signalfd: %s", strerror(errno));
 		goto out;
 	}
-	if (send_keys(&k) != 0 || proc_drop(PROC_KEYHOLDER, user, (const char *const *)dirs) != 0)
+	if (send_keys(&k) != 0 || proc_drop(PROC_KEYHOLDER, user,
+	    &(struct proc_paths){ .read = (const char *const *)dirs }) != 0)
 		goto out;
 	for (unsigned i = 0; i < cfg->workers; i++)
 		if (start_signer(&k) != 0)

@@ -9,6 +9,8 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 #include <jansson.h>
+#include <libgen.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -521,10 +523,20 @@ static int warm_up(void)
 	return selftest_public() == 0 ? 0 : -1;
 }
 
+/* The directory of path (NULL: none) in buf, for the sandbox; NULL when there is none or it is
+ * too long (then nothing is granted for it, and writing there fails: logged when it does). */
+static const char *dir_of(const char *path, char buf[PATH_MAX])
+{
+	if (path == NULL || snprintf(buf, PATH_MAX, "%s", path) >= PATH_MAX)
+		return NULL;
+	return dirname(buf);
+}
+
 static int start(struct parent *d, const char *path)
 {
-	char err[512];
+	char err[512], audit_dir[PATH_MAX], socket_dir[PATH_MAX];
 	struct proc_user user, signer_user;
+	struct proc_paths paths = { NULL, NULL, NULL };
 
 	if (config_load(path, &d->cfg, err, sizeof(err)) != 0) {
 		log_error("%s", err);
@@ -568,7 +580,11 @@ static int start(struct parent *d, const char *path)
 		log_error("the parent's self-test failed");
 		return -1;
 	}
-	if (proc_drop(PROC_PARENT, &user, NULL) != 0)
+	/* The audit file is opened again beneath its directory after a rotation; a socket the
+	 * daemon made is removed at exit. */
+	paths.audit_dir = dir_of(d->cfg.audit.file, audit_dir);
+	paths.socket_dir = d->ls.activated ? NULL : dir_of(d->cfg.socket, socket_dir);
+	if (proc_drop(PROC_PARENT, &user, &paths) != 0)
 		return -1;
 	d->srv.daemon_uid = geteuid();	/* may use the keys that have no "allow" */
 	if (user.set)

@@ -161,17 +161,20 @@ static int change_user(const struct proc_user *u)
 	return 0;
 }
 
-static int sandbox(enum proc_role role, const char *const *read_paths)
+static int sandbox(enum proc_role role, const struct proc_paths *p)
 {
+	const struct proc_paths none = { NULL, NULL, NULL };
+
+	p = p != NULL ? p : &none;
 	switch (role) {
 	case PROC_PARENT:
-		return sandbox_parent();
+		return sandbox_parent(p->audit_dir, p->socket_dir);
 	case PROC_KEYHOLDER: {
 		size_t n = 0;
 
-		while (read_paths != NULL && read_paths[n] != NULL)
+		while (p->read != NULL && p->read[n] != NULL)
 			n++;
-		return sandbox_keyholder(read_paths, n);
+		return sandbox_keyholder(p->read, n);
 	}
 	case PROC_SIGNER:
 		return sandbox_signer();
@@ -180,7 +183,7 @@ static int sandbox(enum proc_role role, const char *const *read_paths)
 	}
 }
 
-int proc_drop(enum proc_role role, const struct proc_user *u, const char *const *read_paths)
+int proc_drop(enum proc_role role, const struct proc_user *u, const struct proc_paths *paths)
 {
 	const struct rlimit none = { 0, 0 };
 	struct rlimit core;
@@ -202,7 +205,7 @@ int proc_drop(enum proc_role role, const struct proc_user *u, const char *const 
 		log_error("%s: %s", proc_name(role), strerror(errno));
 		return -1;
 	}
-	if (sandbox(role, read_paths) != 0) {
+	if (sandbox(role, paths) != 0) {
 		log_error("%s: cannot enter its sandbox", proc_name(role));
 		return -1;
 	}

@@ -46,14 +46,22 @@ int proc_user_lookup(const char *name, struct proc_user *u);
  */
 pid_t proc_fork(enum proc_role role, int socktype, int *fd);
 
+/* What a role's sandbox leaves it of the file system (sandbox.h): the key-holder's paths to read
+ * (NULL-terminated), the parent's audit file directory and socket directory (NULL: none). */
+struct proc_paths {
+	const char *const *read;
+	const char *audit_dir;
+	const char *socket_dir;
+};
+
 /*
  * Drops the privileges of the calling role, in this fixed order: RLIMIT_CORE 0,
  * PR_SET_DUMPABLE 0, setgroups, setresgid, setresuid (then checked that root cannot be
  * regained), PR_SET_NO_NEW_PRIVS, then that role's sandbox_*() (sandbox.h). The kernel resets
  * the dumpable flag and the parent-death signal when the uid changes: both are set again after
- * it. u->set 0 keeps the current user; read_paths (key-holder only) are the files it may still
- * read, for a reload. 0, or -1 (logged): the caller must then exit.
+ * it. u->set 0 keeps the current user; paths (NULL for a signer) are what its sandbox leaves it.
+ * 0, or -1 (logged): the caller must then exit.
  */
-int proc_drop(enum proc_role role, const struct proc_user *u, const char *const *read_paths);
+int proc_drop(enum proc_role role, const struct proc_user *u, const struct proc_paths *paths);
 
 #endif

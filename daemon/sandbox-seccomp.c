@@ -333,10 +333,11 @@ static void tell_sanitizers(void)
 	LANDLOCK_ACCESS_FS_MAKE_SYM)
 #define LANDLOCK_READ (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
 
-/* Read access beneath path: a directory and everything in it, or one file. */
-static int landlock_rule(const char *role, int ruleset, const char *path)
+/* access beneath path: a directory and everything in it, or one file (then reading it, for
+ * LANDLOCK_READ). */
+static int landlock_rule(const char *role, int ruleset, const char *path, __u64 access)
 {
-	struct landlock_path_beneath_attr rule = { .allowed_access = LANDLOCK_READ };
+	struct landlock_path_beneath_attr rule = { .allowed_access = access };
 	struct stat st;
 	int r = -1;
 
@@ -344,7 +345,7 @@ static int landlock_rule(const char *role, int ruleset, const char *path)
 		log_error("sandbox %s: %s: %s", role, path, strerror(errno));
 		goto out;
 	}
-	if (!S_ISDIR(st.st_mode))
+	if (!S_ISDIR(st.st_mode) && access == LANDLOCK_READ)
 		rule.allowed_access = LANDLOCK_ACCESS_FS_READ_FILE;
 	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0)
 		log_error("sandbox %s: Landlock rule for %s: %s", role, path, strerror(errno));
@@ -356,13 +357,20 @@ out:
 	return r;
 }
 
+/* A directory and the Landlock rights a role has beneath it (path NULL: none). */
+struct grant {
+	const char *path;
+	__u64 access;
+};
+
 /*
- * Limits reading to paths (directories, or single files) where the kernel has Landlock, and
- * forbids the other accesses of handled (a subset of LANDLOCK_ABI1_FS) everywhere. 1 when
- * confined; 0 when the kernel has no Landlock (logged by the caller, which decides what that
- * means for it); -1 on failure (logged).
+ * Limits reading to paths (directories, or single files) where the kernel has Landlock, grants
+ * the n_grants rights, and forbids the other accesses of handled (a subset of LANDLOCK_ABI1_FS)
+ * everywhere. 1 when confined; 0 when the kernel has no Landlock (logged by the caller, which
+ * decides what that means for it); -1 on failure (logged).
  */
-static int landlock_reads(const char *role, __u64 handled, const char *const *paths, size_t n)
+static int landlock_confine(const char *role, __u64 handled, const char *const *paths, size_t n,
+	const struct grant *grants, size_t n_grants)
 {
 	struct landlock_ruleset_attr attr = { .handled_access_fs = handled };
 	int ruleset, r = -1;
@@ -379,10 +387,14 @@ static int landlock_reads(const char *role, __u64 handled, const char *const *pa
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (landlock_rule(role, ruleset, paths[i]) != 0)
+		if (landlock_rule(role, ruleset, paths[i], LANDLOCK_READ) != 0)
+			goto out;
+	for (size_t i = 0; i < n_grants; i++)
+		if (grants[i].path != NULL &&
+		    landlock_rule(role, ruleset, grants[i].path, grants[i].access) != 0)
 			goto out;
 	/* LeakSanitizer's tracer lists the threads in /proc/PID/task at exit. */
-	if (SANDBOX_SANITIZER && landlock_rule(role, ruleset, "/proc") != 0)
+	if (SANDBOX_SANITIZER && landlock_rule(role, ruleset, "/proc", LANDLOCK_READ) != 0)
 		goto out;
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) {
 		log_error("sandbox %s: Landlock: %s", role, strerror(errno));
@@ -413,7 +425,7 @@ int sandbox_keyholder(const char *const *paths, size_t n)
 	int confined;
 
 	if (no_new_privs("keyholder") != 0 ||
-	    (confined = landlock_reads("keyholder", LANDLOCK_ABI1_FS, paths, n)) < 0)
+	    (confined = landlock_confine("keyholder", LANDLOCK_ABI1_FS, paths, n, NULL, 0)) < 0)
 		return -1;
 	if (!confined)
 		log_info("sandbox keyholder: no Landlock in this kernel: reload may read any file "
@@ -423,20 +435,25 @@ int sandbox_keyholder(const char *const *paths, size_t n)
 }
 
 /*
- * Only reading is handled by the parent's Landlock ruleset: its writes (the audit file, opened
- * again on SIGHUP; its socket, unlinked at exit) stay as seccomp has them, append-only.
+ * Every right of Landlock ABI 1 is handled for the parent: reading beneath /proc; appending to
+ * and creating the audit file beneath its directory (opened again on SIGHUP, a new file after a
+ * rotation); removing its socket at exit; nothing else anywhere.
  */
-int sandbox_parent(void)
+int sandbox_parent(const char *audit_dir, const char *socket_dir)
 {
 	static const char *const proc[] = { "/proc" };
+	const struct grant grants[] = {
+		{ audit_dir, LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_MAKE_REG },
+		{ socket_dir, LANDLOCK_ACCESS_FS_REMOVE_FILE },
+	};
 	struct list lists[] = {
 		{ parent_calls, COUNT(parent_calls), 0 },
 		{ peer_calls, COUNT(peer_calls), EACCES },
 	};
 	int confined;
 
-	if (no_new_privs("parent") != 0 ||
-	    (confined = landlock_reads("parent", LANDLOCK_READ, proc, 1)) < 0)
+	if (no_new_privs("parent") != 0 || (confined = landlock_confine("parent",
+		LANDLOCK_ABI1_FS, proc, 1, grants, COUNT(grants))) < 0)
 		return -1;
 	if (confined)
 		lists[1].deny_errno = 0;

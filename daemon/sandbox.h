@@ -29,8 +29,14 @@
  * lseek, fsync it; allocate memory; exit. It may not: open a file for reading, create a process,
  * execute a program, ptrace, read or write another process's memory, create a socket of any other
  * family, mount, use keyrings or BPF.
+ *
+ * Where the kernel has Landlock (ABI 1), it may also read nothing outside /proc (a client's name
+ * and unit), append to or create files only beneath audit_dir (the audit file's directory: the
+ * file is opened again there after a rotation), and remove files only beneath socket_dir (its
+ * socket, at exit); either may be NULL (no audit file; a socket systemd made), and then nothing
+ * is granted for it. Without Landlock, seccomp's append-only rule is all there is.
  */
-int sandbox_parent(void);
+int sandbox_parent(const char *audit_dir, const char *socket_dir);
 
 /*
  * The key-holder. It may still: do everything a signer may; fork (clone with exactly glibc fork's

@@ -43,6 +43,7 @@ static char keydir[64], otherdir[64], key_path[96], renewed_path[96], added_path
 static char outside_path[96];
 static char single_path[96];	/* a file allowed on its own, beside outside_path */
 static char audit_path[96], notify_path[96];
+static char auditdir[64], sockdir[64], rotated_path[96], socket_path[96];
 static int chan[2];		/* a socketpair made before each fork, as a role's channel */
 static int sync_up[2], sync_down[2];	/* child -> test, test -> child */
 
@@ -72,7 +73,7 @@ static int enter_keyholder(void)
 
 static int enter_parent(void)
 {
-	return sandbox_parent();
+	return sandbox_parent(auditdir, sockdir);
 }
 
 /* Starts body in a child under the sandbox that enter installs, with fresh channels. */
@@ -406,6 +407,26 @@ static int parent_reads(void)
 	return 0;
 }
 
+/*
+ * With Landlock the parent writes only where its sandbox says: it appends to and creates files
+ * beneath the audit file's directory (a new file after a rotation) and removes its socket, and
+ * can do neither anywhere else (EACCES). Without Landlock, seccomp alone allows both everywhere.
+ */
+static int parent_writes(void)
+{
+	int fd, outside = landlock ? EACCES : 0;
+
+	MUST((fd = open(rotated_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600)) >= 0 &&
+	    write(fd, "a\n", 2) == 2 && close(fd) == 0);
+	MUST(unlink(socket_path) == 0);
+	errno = 0;
+	fd = open(outside_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	MUST(fd >= 0 ? outside == 0 && close(fd) == 0 : errno == outside);
+	errno = 0;
+	MUST(unlink(single_path) == 0 ? outside == 0 : errno == outside);
+	return 0;
+}
+
 /* Opening the audit file to read and write is a forbidden call. */
 static int try_open_audit_rdwr(void)
 {
@@ -555,20 +576,26 @@ static int make_fixtures(void)
 		test_fatal("mkdtemp");
 	snprintf(keydir, sizeof(keydir), "%s/keys", tmp);
 	snprintf(otherdir, sizeof(otherdir), "%s/other", tmp);
-	if (mkdir(keydir, 0700) != 0 || mkdir(otherdir, 0700) != 0)
+	snprintf(auditdir, sizeof(auditdir), "%s/log", tmp);
+	snprintf(sockdir, sizeof(sockdir), "%s/run", tmp);
+	if (mkdir(keydir, 0700) != 0 || mkdir(otherdir, 0700) != 0 ||
+	    mkdir(auditdir, 0700) != 0 || mkdir(sockdir, 0700) != 0)
 		test_fatal("mkdir");
 	snprintf(key_path, sizeof(key_path), "%s/key.pem", keydir);
 	snprintf(added_path, sizeof(added_path), "%s/added.pem", keydir);
 	snprintf(renewed_path, sizeof(renewed_path), "%s/key.pem.new", keydir);
 	snprintf(outside_path, sizeof(outside_path), "%s/secret", otherdir);
 	snprintf(single_path, sizeof(single_path), "%s/accounts", otherdir);
-	snprintf(audit_path, sizeof(audit_path), "%s/audit.log", tmp);
+	snprintf(audit_path, sizeof(audit_path), "%s/audit.log", auditdir);
+	snprintf(rotated_path, sizeof(rotated_path), "%s/audit.log.new", auditdir);
+	snprintf(socket_path, sizeof(socket_path), "%s/p256signd.sock", sockdir);
 	snprintf(notify_path, sizeof(notify_path), "%s/notify", tmp);
 	write_file(key_path, "old key\n");
 	write_file(added_path, "added key\n");
 	write_file(renewed_path, "renewed key\n");
 	write_file(outside_path, "not a key\n");
 	write_file(single_path, "accounts\n");
+	write_file(socket_path, "");
 	memcpy(sa.sun_path, notify_path, strlen(notify_path) + 1);
 	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0 ||
 	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
@@ -582,6 +609,8 @@ static void remove_fixtures(int notify_fd)
 	close(notify_fd);
 	unlink(notify_path);
 	unlink(audit_path);
+	unlink(rotated_path);
+	unlink(socket_path);
 	unlink(key_path);
 	unlink(added_path);
 	unlink(renewed_path);
@@ -589,6 +618,8 @@ static void remove_fixtures(int notify_fd)
 	unlink(single_path);
 	rmdir(keydir);
 	rmdir(otherdir);
+	rmdir(auditdir);
+	rmdir(sockdir);
 	rmdir(tmp);
 }
 
@@ -635,6 +666,8 @@ int main(void)
 	    parent_work);
 	check_notified(notify_fd);
 	allowed("parent: reads beneath /proc only", enter_parent, parent_reads);
+	allowed("parent: writes beneath the audit directory, removes beneath the socket's",
+	    enter_parent, parent_writes);
 	refused("parent: open for reading and writing", enter_parent, try_open_audit_rdwr);
 	refused("parent: socket(AF_INET)", enter_parent, try_inet_socket);
 	refused("parent: socket(AF_INET6)", enter_parent, try_inet6_socket);
