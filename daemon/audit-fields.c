@@ -6,16 +6,6 @@
 
 #include "hex.h"
 
-void audit_put(struct audit_sink *s, const void *bytes, size_t n)
-{
-	if (s->full || s->cap - s->len < n) {
-		s->full = 1;
-		return;
-	}
-	memcpy(s->p + s->len, bytes, n);
-	s->len += n;
-}
-
 static void text(struct audit_sink *s, const char *name, const char *value)
 {
 	s->member(s, name, AUDIT_VALUE_TEXT, value, strlen(value));

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "audit-record.h"
 
@@ -31,8 +32,17 @@ struct audit_sink {
 	int full;		/* set once something did not fit, or by the walk */
 };
 
-/* Appends n bytes to s's output, or sets s->full when they do not fit (then or before). */
-void audit_put(struct audit_sink *s, const void *bytes, size_t n);
+/* Appends n bytes to s's output, or sets s->full when they do not fit (then or before). Inline:
+ * a record is made of a few hundred such calls, most of a byte or two. */
+static inline void audit_put(struct audit_sink *s, const void *bytes, size_t n)
+{
+	if (s->full || s->cap - s->len < n) {
+		s->full = 1;
+		return;
+	}
+	memcpy(s->p + s->len, bytes, n);
+	s->len += n;
+}
 
 /* Gives e's members, with its place in the chain (seq, and prev, the SHA-256 of the line before),
  * to s. 0, or -1 when s->full is set: a sink out of room, or an entry that is no record (an

@@ -50,6 +50,7 @@ int audit_init(struct audit *a, const struct config_audit *cfg, char *err, size_
 	a->cfg = cfg;
 	a->fd = -1;
 	a->next_ticket = 1;
+	a->journal_step = JOURNAL_CHUNK;
 	a->fail_closed = cfg->configured && cfg->fail_closed;
 	a->journal = (!cfg->configured || cfg->journal) && access(AUDIT_JOURNAL_SOCKET, F_OK) == 0;
 	if (cfg->configured && cfg->journal && !a->journal) {
@@ -173,12 +174,17 @@ static size_t offer_journal(struct audit *a, size_t from, size_t to, const uint8
 	return sent;
 }
 
-/* Chains the batch into lines in a->buf (their ends in ends[], hashes in hashes[]) and, with the
- * journal on, offers them to journald JOURNAL_CHUNK at a time, up to the first it has no room for
- * or refuses (*journal_err says why). Returns how many are ready. */
+/*
+ * Chains the batch into lines in a->buf (their ends in ends[], hashes in hashes[]) and, with the
+ * journal on, offers them to journald a step at a time, up to the first it has no room for or
+ * refuses (*journal_err says why). Returns how many are ready. The step follows what journald
+ * takes: after it took k of a step, the next is k (1 at least), then doubles up to JOURNAL_CHUNK
+ * while it takes them all, so that lines and entries are seldom made only to be refused (its
+ * socket polls writable with room for one entry).
+ */
 static size_t chain_batch(struct audit *a, size_t *ends, uint8_t (*hashes)[32], int *journal_err)
 {
-	size_t i = 0, fill = 0, step = a->journal ? JOURNAL_CHUNK : a->n;
+	size_t i = 0, fill = 0, step = a->journal ? a->journal_step : a->n;
 
 	*journal_err = a->journal && a->journal_full ? EAGAIN : 0;
 	if (*journal_err != 0)
@@ -191,6 +197,9 @@ static size_t chain_batch(struct audit *a, size_t *ends, uint8_t (*hashes)[32], 
 		if (!a->journal || i == from)
 			return i;
 		taken = offer_journal(a, from, i, (const uint8_t (*)[32])hashes, journal_err);
+		step = taken < i - from ? (taken > 0 ? taken : 1) :
+		    step < JOURNAL_CHUNK / 2 ? 2 * step : JOURNAL_CHUNK;
+		a->journal_step = step;
 		if (from + taken < to)	/* a line not made, or journald took fewer */
 			return from + taken;
 	}

@@ -73,6 +73,7 @@ struct audit {
 	struct event *journal_ev;	/* offers records waiting for journald again, soon */
 	struct event *journal_room;	/* journald's socket writable: its queue has room again */
 	int journal_full;		/* nothing is offered to journald until journal_room fires */
+	size_t journal_step;		/* records made and offered at a time (JOURNAL_CHUNK at most) */
 	struct event_base *base;
 	unsigned ticks;			/* of the timer since the last time checkpoint check */
 };
