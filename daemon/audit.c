@@ -26,8 +26,7 @@
 #define JOURNAL_BUSY_MS 1000
 #define JOURNAL_WAIT_MAX 4096
 /* How soon records waiting for journald are offered again (it drains its queue in well under),
- * and how many are made and offered at a time: when its queue is full, at most this many were
- * made for nothing. */
+ * and how many at most are made and offered at a time (chain_batch). */
 #define JOURNAL_RETRY_MS 2
 #define JOURNAL_CHUNK 64
 /* How long reopen and stop wait for the key-holder's seal. */
