@@ -11,17 +11,22 @@ static void text(struct audit_sink *s, const char *name, const char *value)
 	s->member(s, name, AUDIT_VALUE_TEXT, value, strlen(value));
 }
 
+char *audit_decimal(uint64_t u, char *end)
+{
+	do
+		*--end = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	return end;
+}
+
 static void integer(struct audit_sink *s, const char *name, int64_t v)
 {
-	char digits[24], *d = digits + sizeof(digits);
-	uint64_t u = v < 0 ? 0ULL - (uint64_t)v : (uint64_t)v;
+	char digits[AUDIT_DIGITS_MAX], *end = digits + sizeof(digits);
+	char *d = audit_decimal(v < 0 ? 0ULL - (uint64_t)v : (uint64_t)v, end);
 
-	do
-		*--d = (char)('0' + u % 10);
-	while ((u /= 10) != 0);
 	if (v < 0)
 		*--d = '-';
-	s->member(s, name, AUDIT_VALUE_NUMBER, d, (size_t)(digits + sizeof(digits) - d));
+	s->member(s, name, AUDIT_VALUE_NUMBER, d, (size_t)(end - d));
 }
 
 /* n bytes (a point's at most) as a string of lowercase hex. */

@@ -50,6 +50,13 @@ static inline void audit_put(struct audit_sink *s, const void *bytes, size_t n)
 int audit_fields(const struct audit_entry *e, uint64_t seq, const uint8_t prev[32],
 	struct audit_sink *s);
 
+/* Room for any integer of a record in decimal, sign included. */
+#define AUDIT_DIGITS_MAX 24
+
+/* u in decimal, written backwards so as to end just before end: its first digit (at most 20
+ * bytes before end). */
+char *audit_decimal(uint64_t u, char *end);
+
 /* The name of a record's type ("open", "request", "checkpoint"). */
 const char *audit_type_name(enum audit_type type);
 

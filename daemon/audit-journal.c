@@ -124,15 +124,12 @@ static void put_text(struct out *o, const char *s)
 static void put_message(struct out *o, const struct audit_entry *e, uint64_t seq)
 {
 	const struct audit_request_entry *q = &e->u.req;
-	char digits[24], *d = digits + sizeof(digits);
+	char digits[AUDIT_DIGITS_MAX], *end = digits + sizeof(digits), *d = audit_decimal(seq, end);
 
-	do
-		*--d = (char)('0' + seq % 10);
-	while ((seq /= 10) != 0);
 	put_text(o, "MESSAGE=audit ");
 	put_text(o, audit_type_name(e->type));
 	put_text(o, " ");
-	put(o, d, (size_t)(digits + sizeof(digits) - d));
+	put(o, d, (size_t)(end - d));
 	if (e->type == AUDIT_REQUEST) {
 		put_text(o, " ");
 		put_text(o, q->op);
