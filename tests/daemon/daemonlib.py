@@ -195,12 +195,30 @@ class Client:
             check(self.recv() is None, "connection not closed after error %d" % code)
         return r
 
+    def wait_signed(self, id_, key, seconds, what):
+        """SIGN (RFC_DIGEST with key) again every 0.1 s until it is signed; fails with `what`
+        after `seconds`."""
+        deadline = time.monotonic() + seconds
+        while self.call(sign_req(id_, key_name(key), RFC_DIGEST)).type != SIGN | RESPONSE:
+            check(time.monotonic() < deadline, what)
+            time.sleep(0.1)
+
     def pubkey(self, name):
         r = self.call(frame(PUBKEY, 1, key_name(name))).ok(PUBKEY)
         return r.body[:32], r.body[32:97], r.body[97:]
 
     def close(self):
         self.sock.close()
+
+
+def journal_fields(rec):
+    """An audit record's members as its journal entry's fields (docs/audit.md):
+    P256SIGN_<MEMBER>, P256SIGN_<OBJECT>_<MEMBER>, values as text."""
+    out = {}
+    for k, v in rec.items():
+        for k2, v2 in (v.items() if isinstance(v, dict) else [(None, v)]):
+            out["P256SIGN_" + k.upper() + ("_" + k2.upper() if k2 else "")] = str(v2)
+    return out
 
 
 # ---- the daemon -----------------------------------------------------------------------------

@@ -125,14 +125,9 @@ def main():
         for rec in recs:
             e = by_seq.get(rec["seq"])
             check(e is not None, "record %d in the journal" % rec["seq"])
-            for k, v in rec.items():
-                if isinstance(v, dict):
-                    for k2, v2 in v.items():
-                        check(e["P256SIGN_%s_%s" % (k.upper(), k2.upper())] == str(v2),
-                              "journal field %s.%s of record %d" % (k, k2, rec["seq"]))
-                else:
-                    check(e["P256SIGN_" + k.upper()] == str(v), "journal field %s of record %d: %s"
-                          % (k, rec["seq"], e.get("P256SIGN_" + k.upper())))
+            for name, v in journal_fields(rec).items():
+                check(e.get(name) == v, "journal field %s of record %d: %s"
+                      % (name, rec["seq"], e.get(name)))
             check(e["SYSLOG_IDENTIFIER"] == "p256signd" and e["PRIORITY"] == "6" and
                   e["MESSAGE"].startswith("audit %s %d" % (rec["type"], rec["seq"])),
                   "MESSAGE, PRIORITY, SYSLOG_IDENTIFIER: %s" % e)
@@ -172,19 +167,13 @@ def main():
         st = c.call(frame(STATUS, 4)).ok(STATUS).json()["audit"]
         check(st["state"] == "failing" and "journal" in st["error"], "STATUS says why: %s" % st)
         j.reading.set()
-        deadline = time.monotonic() + 5
-        while c.call(sign_req(5, key_name("rfc"), RFC_DIGEST)).type != SIGN | RESPONSE:
-            check(time.monotonic() < deadline, "signing did not come back")
-            time.sleep(0.1)
+        c.wait_signed(5, "rfc", 5, "signing did not come back")
 
         # journald gone: refused at once; back when its socket is.
         j.close()
         c.expect_error(sign_req(6, key_name("rfc"), RFC_DIGEST), AUDIT_UNAVAILABLE)
         j = Journal()
-        deadline = time.monotonic() + 5
-        while c.call(sign_req(7, key_name("rfc"), RFC_DIGEST)).type != SIGN | RESPONSE:
-            check(time.monotonic() < deadline, "signing did not come back after journald did")
-            time.sleep(0.1)
+        c.wait_signed(7, "rfc", 5, "signing did not come back after journald did")
         c.close()
         d.stop()
         j.close()

@@ -80,17 +80,6 @@ def entries():
     return out
 
 
-def fields_of(rec):
-    """A record's members as the journal's fields: P256SIGN_<MEMBER>, P256SIGN_<OBJECT>_<MEMBER>,
-    values as text."""
-    out = {}
-    for k, v in rec.items():
-        for k2, v2 in (v.items() if isinstance(v, dict) else [(None, v)]):
-            name = "P256SIGN_" + k.upper() + ("_" + k2.upper() if k2 else "")
-            out[name] = str(v2)
-    return out
-
-
 def wait_for_entries(path):
     """The file's records, once the journal has as many entries as the file has lines."""
     deadline = time.monotonic() + 10
@@ -108,7 +97,7 @@ def wait_for_entries(path):
 def same_records(recs, got, pid):
     check(len(got) == len(recs), "one journal entry a record: %d for %d" % (len(got), len(recs)))
     for rec, e in zip(recs, got):
-        want = fields_of(rec)
+        want = journal_fields(rec)
         have = {k: v for k, v in e.items() if k.startswith("P256SIGN_")}
         check(have == want, "record %d: journal fields %s, file members %s" % (rec["seq"], have, want))
         check(e["_PID"] == str(pid) and e["PRIORITY"] == "6" and
@@ -156,10 +145,7 @@ def main():
         stop_journald(journald)
         c.expect_error(sign_req(200, key_name("rfc"), RFC_DIGEST), E["audit_unavailable"])
         journald = start_journald()
-        deadline = time.monotonic() + 10
-        while c.call(sign_req(201, key_name("rfc"), RFC_DIGEST)).type != SIGN | RESPONSE:
-            check(time.monotonic() < deadline, "signing did not come back after journald did")
-            time.sleep(0.1)
+        c.wait_signed(201, "rfc", 10, "signing did not come back after journald did")
         c.close()
         d.stop()
         stop_journald(journald)
