@@ -132,24 +132,30 @@ out:
 }
 
 /*
- * u1 = e/s and u2 = r/s mod n, with the scalar code: BN_mod_inverse took 10 us of the 64 us of a
- * verification, the safegcd inversion takes 2.1 us. It is constant time, which s does not need; a
- * variable-time variant that stops once g = 0 saved 0.2 us (docs/performance.md), not worth a
- * second code path.
+ * s^-1 with the scalar code: BN_mod_inverse took 10 us of the 64 us of a verification, the
+ * safegcd inversion takes 1.7 us. It is constant time, which s does not need; a variable-time
+ * variant that stops once g = 0 saved 0.2 us (docs/performance.md), not worth a second code path.
  */
-static void verify_scalars(const uint8_t digest[32], const uint8_t r_in[32], const uint8_t s_in[32],
+void ec_sig_inverse(const uint8_t s_in[32], scalar *w)
+{
+	scalar s;
+
+	scalar_from_bytes(&s, s_in);
+	scalar_inv(w, &s);
+	scalar_to_mont(w, w);			/* s^-1 * R */
+}
+
+/* u1 = e/s and u2 = r/s mod n, from w = s^-1 * R. */
+static void verify_scalars(const uint8_t digest[32], const uint8_t r_in[32], const scalar *w,
 	uint8_t u1[32], uint8_t u2[32])
 {
-	scalar e, rs, s, w;
+	scalar e, rs;
 
 	scalar_from_bytes(&e, digest);
 	scalar_reduce(&e, &e);
 	scalar_from_bytes(&rs, r_in);
-	scalar_from_bytes(&s, s_in);
-	scalar_inv(&w, &s);
-	scalar_to_mont(&w, &w);			/* s^-1 * R */
-	scalar_mont_mul(&e, &e, &w);		/* e/s */
-	scalar_mont_mul(&rs, &rs, &w);		/* r/s */
+	scalar_mont_mul(&e, &e, w);		/* e/s */
+	scalar_mont_mul(&rs, &rs, w);		/* r/s */
 	scalar_to_bytes(u1, &e);
 	scalar_to_bytes(u2, &rs);
 }
@@ -170,7 +176,7 @@ static int verify_mul(const EC_GROUP *g, EC_POINT *rp, const BIGNUM *u1, const E
 }
 
 int ec_verify_equation(const EC_POINT *q, const EC_GROUP *q_table, const uint8_t digest[32],
-	const uint8_t r_in[32], const uint8_t s_in[32], BN_CTX *ctx)
+	const uint8_t r_in[32], const scalar *w, BN_CTX *ctx)
 {
 	const EC_GROUP *g = ec_group();
 	uint8_t u1[32], u2[32], X[32], Z[32];
@@ -183,7 +189,7 @@ int ec_verify_equation(const EC_POINT *q, const EC_GROUP *q_table, const uint8_t
 	u2b = BN_CTX_get(ctx);
 	if (g == NULL || u2b == NULL || (rp = EC_POINT_new(g)) == NULL)
 		goto out;
-	verify_scalars(digest, r_in, s_in, u1, u2);
+	verify_scalars(digest, r_in, w, u1, u2);
 	if (BN_bin2bn(u1, 32, u1b) == NULL || BN_bin2bn(u2, 32, u2b) == NULL ||
 	    verify_mul(g, rp, u1b, q, q_table, u2b, ctx) != 0)
 		goto out;

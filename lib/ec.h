@@ -44,17 +44,24 @@ int ec_point_decode(const uint8_t *in, size_t len, EC_POINT **out, BN_CTX *ctx);
  */
 int ec_table_new(const EC_POINT *q, EC_GROUP **out);
 
+/* w = s^-1 * R mod n (Montgomery form, scalar.h) for a public 1 <= s < n, for ec_verify_equation. */
+void ec_sig_inverse(const uint8_t s[32], scalar *w);
+
 /*
- * The ECDSA verification equation for public inputs: R' = (e/s)G + (r/s)Q, fails with
- * P256_ERR_SIG_INVALID when R' is infinity or R'.x mod n != r. r and s must already be in [1, n).
- * Q is q_table's generator when q_table is not NULL (from ec_table_new: q is then unused), else q.
+ * The ECDSA verification equation for public inputs: R' = (e w)G + (r w)Q with w = s^-1 * R as
+ * ec_sig_inverse gives it, fails with P256_ERR_SIG_INVALID when R' is infinity or R'.x mod n != r.
+ * r and s must already be in [1, n). Q is q_table's generator when q_table is not NULL (from
+ * ec_table_new: q is then unused), else q.
  */
 int ec_verify_equation(const EC_POINT *q, const EC_GROUP *q_table, const uint8_t digest[32],
-	const uint8_t r[32], const uint8_t s[32], BN_CTX *ctx);
+	const uint8_t r[32], const scalar *w, BN_CTX *ctx);
 
-/* r||s in [1, n) each (else P256_ERR_SIG_RANGE), then ec_verify_equation. */
+/*
+ * r||s in [1, n) each (else P256_ERR_SIG_RANGE), then ec_verify_equation with w, or with s's
+ * inverse computed here when w is NULL (a batch passes inverses it computed together).
+ */
 int ec_verify_sig(const EC_POINT *q, const EC_GROUP *q_table, const uint8_t digest[32],
-	const uint8_t sig[64], BN_CTX *ctx);
+	const uint8_t sig[64], const scalar *w, BN_CTX *ctx);
 
 /* 1 when 1 <= v < n for a public 32-byte big-endian v, else 0. */
 int ec_in_range(const uint8_t v[32]);

@@ -221,7 +221,7 @@ int p256_pool_sign(struct p256_pool *pool, const uint8_t digest[P256_DIGEST_LEN]
 	if (r == 1)		/* s = 0 (probability about 2^-256): the caller signs on demand */
 		explicit_bzero(sig, P256_SIG_LEN);
 	else if (checked)
-		r = sign_verify_own(pool->key, digest, sig);
+		r = sign_verify_own(pool->key, digest, sig, NULL);
 	return r;
 }
 

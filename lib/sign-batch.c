@@ -3,7 +3,8 @@
  * Batch signing (p256.h): the items' nonces are drawn and their points kG computed one by one,
  * then the affine x of all the points come from one inversion mod p and all the k^-1 from one
  * inversion mod n (Montgomery's trick), and the hedges of the whole batch from one getrandom
- * call. Anything unusual in an item (a bad argument, a rejected RFC 6979
+ * call; the checked items' verifications share one inversion of their s the same way. Anything
+ * unusual in an item (a bad argument, a rejected RFC 6979
  * candidate, r or s zero) sends that item alone down the single path, sign_with_hedge, which
  * gives the same bytes as p256_sign for the same hedge.
  */
@@ -107,6 +108,37 @@ static const uint8_t *hedge_of(const uint8_t *hedges, size_t i)
 	return hedges != NULL ? hedges + SIGN_HEDGE_LEN * i : none;
 }
 
+/*
+ * An s out of [1, n) cannot join the product of the batch's inversion, since a zero would make
+ * every inverse zero: its item is verified alone, and fails.
+ */
+void sign_check_batch(struct p256_batch_item *items, size_t n)
+{
+	scalar s_mont[P256_BATCH_MAX], prefix[P256_BATCH_MAX], w[P256_BATCH_MAX];
+	size_t at[P256_BATCH_MAX], m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct p256_batch_item *it = &items[i];
+
+		if (it->result != 0 || !it->checked)
+			continue;
+		if (!ec_in_range(it->sig + 32)) {
+			it->result = sign_verify_own(it->key, it->digest, it->sig, NULL);
+			continue;
+		}
+		scalar_from_bytes(&s_mont[m], it->sig + 32);
+		scalar_to_mont(&s_mont[m], &s_mont[m]);
+		at[m++] = i;
+	}
+	if (m > 0)
+		sign_invert_all(s_mont, prefix, w, m);
+	for (size_t j = 0; j < m; j++) {
+		struct p256_batch_item *it = &items[at[j]];
+
+		it->result = sign_verify_own(it->key, it->digest, it->sig, &w[j]);
+	}
+}
+
 void sign_batch_with_hedges(struct p256_batch_item *items, size_t n, const uint8_t *hedges)
 {
 	struct pending p[P256_BATCH_MAX];
@@ -141,9 +173,8 @@ void sign_batch_with_hedges(struct p256_batch_item *items, size_t n, const uint8
 		if (it->result == 1)
 			it->result = sign_with_hedge(it->key->d, it->digest, it->mode, it->extra,
 			    it->extra_len, hedge_of(hedges, i), it->sig);
-		if (it->result == 0 && it->checked)
-			it->result = sign_verify_own(it->key, it->digest, it->sig);
 	}
+	sign_check_batch(items, n);
 	explicit_bzero(p, sizeof(p));
 	explicit_bzero(&pt, sizeof(pt));
 	explicit_bzero(k_mont, sizeof(k_mont));

@@ -61,8 +61,12 @@ int sign_with_hedge(const uint8_t d[32], const uint8_t digest[32], enum p256_non
 	const uint8_t *extra, size_t extra_len, const uint8_t hedge[SIGN_HEDGE_LEN],
 	uint8_t sig[64]);
 
-/* p256_sign_checked's verification of sig under key; wipes sig on failure (P256_ERR_FAULT). */
-int sign_verify_own(const struct p256_key *key, const uint8_t digest[32], uint8_t sig[64]);
+/*
+ * p256_sign_checked's verification of sig under key; wipes sig on failure (P256_ERR_FAULT). w is
+ * s^-1 * R (ec_sig_inverse) when the caller has it, else NULL.
+ */
+int sign_verify_own(const struct p256_key *key, const uint8_t digest[32], uint8_t sig[64],
+	const scalar *w);
 
 /* len bytes of getrandom, in one call unless a signal cuts it short. 0 or P256_ERR_RANDOM. */
 int sign_draw_random(uint8_t *buf, size_t len);
@@ -73,6 +77,13 @@ int sign_draw_random(uint8_t *buf, size_t len);
  * caller to wipe. k_mont and kinv may not overlap.
  */
 void sign_invert_all(const scalar *k_mont, scalar *prefix, scalar *kinv, size_t m);
+
+/*
+ * The verification of p256_sign_checked for each item of a signed batch whose result is 0 and
+ * that is checked, with all their s^-1 from one inversion (s is public by now): a failing item
+ * gets P256_ERR_FAULT and a wiped signature, alone.
+ */
+void sign_check_batch(struct p256_batch_item *items, size_t n);
 
 /*
  * p256_sign_batch with the hedges given: item i uses hedges[32*i .. 32*i+31] when it is hedged;

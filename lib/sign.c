@@ -253,7 +253,8 @@ void p256_key_clear(struct p256_key *key)
 	explicit_bzero(key, sizeof(*key));
 }
 
-int sign_verify_own(const struct p256_key *key, const uint8_t digest[32], uint8_t sig[64])
+int sign_verify_own(const struct p256_key *key, const uint8_t digest[32], uint8_t sig[64],
+	const scalar *w)
 {
 	BN_CTX *ctx = NULL;
 	EC_POINT *q = NULL;
@@ -263,7 +264,7 @@ int sign_verify_own(const struct p256_key *key, const uint8_t digest[32], uint8_
 	    (key->verifier == NULL && ec_point_decode(key->pub, P256_POINT_LEN, &q, ctx) != 0))
 		goto out;
 	/* Only OpenSSL failing is not a fault of the signature. */
-	r = ec_verify_sig(q, key->verifier, digest, sig, ctx);
+	r = ec_verify_sig(q, key->verifier, digest, sig, w, ctx);
 	if (r != 0 && r != P256_ERR_INTERNAL)
 		r = P256_ERR_FAULT;
 out:
@@ -280,6 +281,6 @@ int p256_sign_checked(const struct p256_key *key, const uint8_t digest[P256_DIGE
 	int r;
 
 	if ((r = p256_sign(key->d, digest, mode, extra, extra_len, sig)) == 0)
-		r = sign_verify_own(key, digest, sig);
+		r = sign_verify_own(key, digest, sig, NULL);
 	return r;
 }

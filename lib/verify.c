@@ -17,11 +17,17 @@ static int sig_in_range(const uint8_t sig[64])
 }
 
 int ec_verify_sig(const EC_POINT *q, const EC_GROUP *q_table, const uint8_t digest[32],
-	const uint8_t sig[64], BN_CTX *ctx)
+	const uint8_t sig[64], const scalar *w, BN_CTX *ctx)
 {
+	scalar own;
+
 	if (!sig_in_range(sig))
 		return P256_ERR_SIG_RANGE;
-	return ec_verify_equation(q, q_table, digest, sig, sig + 32, ctx);
+	if (w == NULL) {
+		ec_sig_inverse(sig + 32, &own);
+		w = &own;
+	}
+	return ec_verify_equation(q, q_table, digest, sig, w, ctx);
 }
 
 static int point_verify(const uint8_t *point, size_t point_len, const uint8_t digest[32],
@@ -35,7 +41,7 @@ static int point_verify(const uint8_t *point, size_t point_len, const uint8_t di
 		goto out;
 	if ((r = ec_point_decode(point, point_len, &q, ctx)) != 0)
 		goto out;
-	r = ec_verify_sig(q, NULL, digest, sig, ctx);
+	r = ec_verify_sig(q, NULL, digest, sig, NULL, ctx);
 out:
 	EC_POINT_free(q);
 	BN_CTX_free(ctx);

@@ -129,13 +129,17 @@ mutant hedge-dropped lib/sign.c unit \
 mutant private-range-unchecked lib/sign.c unit \
 	's/return ok ? 0 : P256_ERR_SCALAR_RANGE;/return 0;/'
 mutant sign-checked-no-verify lib/sign.c unit \
-	's/r = ec_verify_sig(q, key->verifier, digest, sig, ctx);/r = 0;/'
+	's/r = ec_verify_sig(q, key->verifier, digest, sig, w, ctx);/r = 0;/'
 mutant batch-back-substitution-off-by-one lib/sign-batch.c unit \
 	's/for (size_t j = m - 1; j > 0; j--) {/for (size_t j = m - 1; j > 1; j--) {/'
 mutant batch-hedge-of-previous-item lib/sign-batch.c unit \
 	's/return hedges != NULL ? hedges + SIGN_HEDGE_LEN \* i : none;/return hedges != NULL ? hedges + SIGN_HEDGE_LEN * (i > 0 ? i - 1 : 0) : none;/'
 mutant batch-checked-no-verify lib/sign-batch.c unit \
-	's/if (it->result == 0 \&\& it->checked)/if (0)/'
+	's/^\tsign_check_batch(items, n);$//'
+mutant batch-check-first-inverse lib/sign-batch.c unit \
+	's/it->sig, \&w\[j\]);/it->sig, \&w[0]);/'
+mutant batch-check-range-unguarded lib/sign-batch.c unit \
+	's/if (!ec_in_range(it->sig + 32)) {/if (0) {/'
 mutant table-never-built lib/sign.c unit \
 	's/return key_init(key, d, 1);/return key_init(key, d, 0);/'
 mutant untabled-builds-table lib/sign.c unit \

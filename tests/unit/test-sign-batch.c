@@ -35,7 +35,7 @@ static int single(const struct p256_batch_item *it, const uint8_t hedge[32], uin
 		sig);
 
 	if (r == 0 && it->checked)
-		r = sign_verify_own(it->key, it->digest, sig);
+		r = sign_verify_own(it->key, it->digest, sig, NULL);
 	return r;
 }
 
@@ -162,6 +162,46 @@ static void check_failures(void)
 	CHECK_INT(p256_sign_batch(many, 0), 0);
 }
 
+/* n, the group order */
+static const uint8_t ORDER[32] = {
+	0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xbc, 0xe6, 0xfa, 0xad, 0xa7, 0x17, 0x9e, 0x84, 0xf3, 0xb9, 0xca, 0xc2, 0xfc, 0x63, 0x25, 0x51
+};
+
+/*
+ * The shared verification of a batch whose signatures were corrupted after signing (as a fault
+ * would): each corrupted item fails alone with a wiped signature, the others keep theirs. s = 0
+ * or s = n must not join the batch's product of s values, or every item's inverse would be wrong.
+ */
+static void check_corrupted(void)
+{
+	struct p256_batch_item items[6];
+	uint8_t good[6][64];
+
+	for (size_t i = 0; i < 6; i++) {
+		fill(&items[i], i, 6, P256_NONCE_DETERMINISTIC);
+		items[i].checked = 1;
+	}
+	CHECK_INT(p256_sign_batch(items, 6), 0);
+	for (size_t i = 0; i < 6; i++) {
+		CHECK_INT(items[i].result, 0);
+		memcpy(good[i], items[i].sig, 64);
+	}
+	memset(items[1].sig + 32, 0, 32);		/* s = 0 */
+	memcpy(items[3].sig + 32, ORDER, 32);		/* s = n */
+	items[4].sig[5] ^= 0x10;			/* r changed: in range, invalid */
+	sign_check_batch(items, 6);
+	for (size_t i = 0; i < 6; i++) {
+		if (i == 1 || i == 3 || i == 4) {
+			CHECK_INT(items[i].result, P256_ERR_FAULT);
+			CHECK(all_zero(items[i].sig, 64));
+		} else {
+			CHECK_INT(items[i].result, 0);
+			CHECK_MEM(items[i].sig, good[i], 64);
+		}
+	}
+}
+
 int main(void)
 {
 	struct prng g = { 0x6261746368ULL };
@@ -178,6 +218,7 @@ int main(void)
 	check_hedged(&g);
 	check_hedged_random();
 	check_failures();
+	check_corrupted();
 	for (size_t k = 0; k < NKEYS; k++)
 		p256_key_clear(&keys[k]);
 	return test_done("test-sign-batch");

@@ -80,7 +80,7 @@ static int by_table(const uint8_t digest[32], const uint8_t sig[64], const uint8
 		memcpy(last, pub, 65);
 		EC_POINT_free(q);
 	}
-	return ec_verify_sig(NULL, table, digest, sig, ctx);
+	return ec_verify_sig(NULL, table, digest, sig, NULL, ctx);
 }
 
 /* Every verifier agrees that (digest, sig, pub) is invalid with the code `want`. */

@@ -36,7 +36,7 @@ static int verdict(int p1363, const uint8_t pub[65], const EC_GROUP *table,
 		CHECK_INT(p256_eip7951(in, sizeof(in), out) == 32, r == 0);
 		if ((ctx = BN_CTX_new()) == NULL)
 			test_fatal("BN_CTX_new");
-		CHECK_INT(ec_verify_sig(NULL, table, digest, sig, ctx), r);
+		CHECK_INT(ec_verify_sig(NULL, table, digest, sig, NULL, ctx), r);
 		BN_CTX_free(ctx);
 		return r;
 	}
