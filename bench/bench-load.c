@@ -5,8 +5,9 @@
  * --seconds, and reports signs/s and p50/p99 latency. By default it starts its own daemon (the
  * one built alongside, or --daemon PATH) with a fresh key, once with verify_after_sign on and once
  * off; --socket PATH measures a running daemon instead. In the same run, before and after the
- * load, it measures the in-process rate of p256_sign on one thread and on every core; the better
- * of the two measurements is the yardstick of the targets. With its own daemon it also reports
+ * load, it measures the in-process rate of p256_sign on one thread and on every core, and of
+ * p256_sign_checked on one thread; the better of the two measurements is the yardstick of the
+ * targets. With its own daemon it also reports
  * signs per CPU-second (daemon, workers and bench-load together), which other work on the machine
  * does not distort. --runs N repeats the whole sequence N times, each run with its own
  * yardstick measured just before and after it, and judges the targets on the median run: the
@@ -78,6 +79,9 @@ struct result {
 	double ratio;			/* rate / in-process rate on all cores, of this run */
 	double cpu_ratio;		/* per_cpu_s / in-process signs per CPU-second; 0: unknown */
 	double sign_us;			/* in-process time of one signature, of this run */
+	double sign_checked_us;		/* and of one verified before release (p256_sign_checked) */
+	double daemon_cpu_ratio;	/* (parent + workers) CPU per signature / sign_us, or
+					 * sign_checked_us with verify_after_sign; 0: unknown */
 };
 
 struct bconn {
@@ -109,7 +113,8 @@ static void cpu_now(pid_t daemon, struct cpu_split *c)
 
 struct signer {
 	pthread_t thread;
-	const uint8_t *d;
+	const struct p256_key *key;
+	int checked;			/* p256_sign_checked instead of p256_sign */
 	double until;
 	unsigned long count;
 	int failed;
@@ -123,16 +128,21 @@ static void *sign_loop(void *arg)
 	while (mono_s() < s->until) {
 		for (int i = 0; i < 16; i++, s->count++) {
 			digest[0] = (uint8_t)s->count;
-			if (p256_sign(s->d, digest, P256_NONCE_HEDGED, NULL, 0, sig) != 0)
+			if ((s->checked ? p256_sign_checked(s->key, digest, P256_NONCE_HEDGED,
+				NULL, 0, sig) : p256_sign(s->key->d, digest, P256_NONCE_HEDGED, NULL,
+				0, sig)) != 0)
 				s->failed = 1;
 		}
 	}
 	return NULL;
 }
 
-/* Signs per second of p256_sign summed over `threads` threads, and per CPU-second. */
-static int inprocess_rate(const uint8_t d[P256_SCALAR_LEN], unsigned threads, double seconds,
-	double *rate, double *per_cpu_s)
+/*
+ * Signs per second of p256_sign (or, checked, p256_sign_checked) summed over `threads` threads,
+ * and per CPU-second.
+ */
+static int inprocess_rate(const struct p256_key *key, int checked, unsigned threads,
+	double seconds, double *rate, double *per_cpu_s)
 {
 	struct signer s[64];
 	unsigned long total = 0;
@@ -143,7 +153,8 @@ static int inprocess_rate(const uint8_t d[P256_SCALAR_LEN], unsigned threads, do
 	if (threads > 64)
 		threads = 64;
 	for (started = 0; started < threads; started++) {
-		s[started] = (struct signer){ .d = d, .until = start + seconds };
+		s[started] = (struct signer){ .key = key, .checked = checked,
+			.until = start + seconds };
 		if (pthread_create(&s[started].thread, NULL, sign_loop, &s[started]) != 0)
 			break;
 	}
@@ -161,6 +172,7 @@ static int inprocess_rate(const uint8_t d[P256_SCALAR_LEN], unsigned threads, do
 /* The in-process yardstick: p256_sign on one thread and on every core. */
 struct yardstick {
 	double rate1;			/* signs/s on one thread */
+	double rate1_checked;		/* the same with p256_sign_checked */
 	double rate_all;		/* signs/s on every core */
 	double per_cpu_s;		/* signs per CPU-second */
 };
@@ -169,18 +181,21 @@ struct yardstick {
 static void keep_best(struct yardstick *best, const struct yardstick *y)
 {
 	best->rate1 = y->rate1 > best->rate1 ? y->rate1 : best->rate1;
+	best->rate1_checked = y->rate1_checked > best->rate1_checked ? y->rate1_checked :
+	    best->rate1_checked;
 	best->rate_all = y->rate_all > best->rate_all ? y->rate_all : best->rate_all;
 	best->per_cpu_s = y->per_cpu_s > best->per_cpu_s ? y->per_cpu_s : best->per_cpu_s;
 }
 
 /* Measures the yardstick, keeping the best figures seen so far. */
-static int measure_yardstick(const uint8_t d[P256_SCALAR_LEN], long cores, struct yardstick *y)
+static int measure_yardstick(const struct p256_key *key, long cores, struct yardstick *y)
 {
 	struct yardstick now;
 	double cpu1;
 
-	if (inprocess_rate(d, 1, 1.0, &now.rate1, &cpu1) != 0 ||
-	    inprocess_rate(d, cores < 1 ? 1 : (unsigned)cores, 2.0, &now.rate_all,
+	if (inprocess_rate(key, 0, 1, 1.0, &now.rate1, &cpu1) != 0 ||
+	    inprocess_rate(key, 1, 1, 0.5, &now.rate1_checked, &cpu1) != 0 ||
+	    inprocess_rate(key, 0, cores < 1 ? 1 : (unsigned)cores, 2.0, &now.rate_all,
 	    &now.per_cpu_s) != 0)
 		return -1;
 	keep_best(y, &now);
@@ -734,30 +749,42 @@ static struct spread spread_of(double *v, size_t n)
 }
 
 /*
- * The two targets of docs/performance.md, for the runs without verify_after_sign, each judged on
- * the median over the runs of the figure against that run's own yardstick; and where the CPU
- * time of a signature goes at 64 connections.
+ * The targets of docs/performance.md, each judged on the median over the runs of the figure
+ * against that run's own yardstick: for the runs without verify_after_sign, the rate and the
+ * latency ones, where the CPU time of a signature goes at 64 connections, and the daemon's CPU
+ * per signature against sign_us; for those with it, that CPU against sign_checked_us.
  */
 struct targets {
 	struct spread ratio64, cpu_ratio64, extra1_us;
 	struct spread parent_us, workers_us, self_us;
+	struct spread daemon64, daemon64_verify;
 };
 
 static void judge(const struct result *res, size_t n, struct targets *t)
 {
 	double ratio[MAX_RUNS], cpu_ratio[MAX_RUNS], extra[MAX_RUNS];
 	double parent[MAX_RUNS], workers[MAX_RUNS], self[MAX_RUNS];
-	size_t nr = 0, ne = 0;
+	double daemon[MAX_RUNS], daemon_verify[MAX_RUNS];
+	size_t nr = 0, ne = 0, nd = 0, ndv = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (res[i].verify_after_sign == 1 || res[i].depth != 1)
+		int own = res[i].verify_after_sign >= 0;	/* a daemon of ours: its CPU is known */
+
+		if (res[i].depth != 1)
 			continue;
+		if (res[i].verify_after_sign == 1) {
+			if (res[i].conns == 64 && ndv < MAX_RUNS)
+				daemon_verify[ndv++] = res[i].daemon_cpu_ratio;
+			continue;
+		}
 		if (res[i].conns == 64 && nr < MAX_RUNS) {
 			ratio[nr] = res[i].ratio;
 			cpu_ratio[nr] = res[i].cpu_ratio;
 			parent[nr] = res[i].us_per_sign.parent;
 			workers[nr] = res[i].us_per_sign.workers;
 			self[nr++] = res[i].us_per_sign.self;
+			if (own)
+				daemon[nd++] = res[i].daemon_cpu_ratio;
 		}
 		if (res[i].conns == 1 && ne < MAX_RUNS)
 			extra[ne++] = res[i].p50_us - res[i].sign_us;
@@ -768,6 +795,8 @@ static void judge(const struct result *res, size_t n, struct targets *t)
 	t->workers_us = spread_of(workers, nr);
 	t->self_us = spread_of(self, nr);
 	t->extra1_us = spread_of(extra, ne);
+	t->daemon64 = spread_of(daemon, nd);
+	t->daemon64_verify = spread_of(daemon_verify, ndv);
 }
 
 static void print_spread(const char *name, const struct spread *sp, const char *sep)
@@ -784,22 +813,27 @@ static void print_json(const struct options *o, long cores, const struct yardsti
 	const struct targets *t)
 {
 	printf("{\"inprocess\": {\"threads\": %ld, \"signs_per_s\": %.0f, \"signs_per_cpu_s\": %.0f, "
-	    "\"sign_us\": %.1f},\n \"nonce\": \"%s\", \"interval_us\": %u,\n \"runs\": [", cores,
-	    y->rate_all, y->per_cpu_s, 1e6 / y->rate1, o->nonce, o->interval_us);
+	    "\"sign_us\": %.1f, \"sign_checked_us\": %.1f},\n \"nonce\": \"%s\", "
+	    "\"interval_us\": %u,\n \"runs\": [", cores, y->rate_all, y->per_cpu_s, 1e6 / y->rate1,
+	    1e6 / y->rate1_checked, o->nonce, o->interval_us);
 	for (size_t i = 0; i < n; i++)
 		printf("%s\n  {\"run\": %u, \"verify_after_sign\": %s, \"connections\": %u, "
 		    "\"depth\": %u, \"seconds\": %.1f, \"signs_per_s\": %.0f, \"signs_per_cpu_s\": %.0f, "
 		    "\"p50_us\": %.1f, \"p99_us\": %.1f, \"errors\": %lu, \"sign_us\": %.2f, "
-		    "\"ratio\": %.3f, \"cpu_ratio\": %.3f, \"cpu_us_per_sign\": {\"parent\": %.2f, "
+		    "\"sign_checked_us\": %.2f, \"ratio\": %.3f, \"cpu_ratio\": %.3f, "
+		    "\"daemon_cpu_ratio\": %.3f, \"cpu_us_per_sign\": {\"parent\": %.2f, "
 		    "\"workers\": %.2f, \"bench_load\": %.2f}}", i ? "," : "", res[i].run,
 		    res[i].verify_after_sign < 0 ? "null" : res[i].verify_after_sign ? "true" : "false",
 		    res[i].conns, res[i].depth, res[i].seconds, res[i].rate, res[i].per_cpu_s,
-		    res[i].p50_us, res[i].p99_us, res[i].errors, res[i].sign_us, res[i].ratio,
-		    res[i].cpu_ratio, res[i].us_per_sign.parent, res[i].us_per_sign.workers,
+		    res[i].p50_us, res[i].p99_us, res[i].errors, res[i].sign_us,
+		    res[i].sign_checked_us, res[i].ratio, res[i].cpu_ratio, res[i].daemon_cpu_ratio,
+		    res[i].us_per_sign.parent, res[i].us_per_sign.workers,
 		    res[i].us_per_sign.self);
 	printf("],\n \"targets\": {");
 	print_spread("ratio_64", &t->ratio64, ", ");
 	print_spread("cpu_ratio_64", &t->cpu_ratio64, ", ");
+	print_spread("daemon_cpu_ratio_64", &t->daemon64, ", ");
+	print_spread("daemon_cpu_ratio_64_verify", &t->daemon64_verify, ", ");
 	print_spread("p50_minus_sign_us_1", &t->extra1_us, "}}\n");
 }
 
@@ -815,8 +849,8 @@ static void print_runs(const struct spread *sp, int decimals)
 static void print_targets(const struct yardstick *y, long cores, const struct targets *t)
 {
 	printf("in-process p256_sign (best over all runs): %.1f us per signature; "
-	    "%.0f signs/s on %ld threads; %.0f signs per CPU-second\n", 1e6 / y->rate1,
-	    y->rate_all, cores, y->per_cpu_s);
+	    "%.0f signs/s on %ld threads; %.0f signs per CPU-second; p256_sign_checked %.1f us\n",
+	    1e6 / y->rate1, y->rate_all, cores, y->per_cpu_s, 1e6 / y->rate1_checked);
 	if (t->ratio64.n > 0) {
 		printf("64 connections: %.3f x the in-process rate (target >= 0.7)",
 		    t->ratio64.median);
@@ -828,6 +862,16 @@ static void print_targets(const struct yardstick *y, long cores, const struct ta
 			printf("64 connections, CPU time per signature: workers %.1f us, parent %.1f us, "
 			    "bench-load %.1f us\n", t->workers_us.median, t->parent_us.median,
 			    t->self_us.median);
+	}
+	if (t->daemon64.n > 0) {
+		printf("64 connections: the daemon's CPU per signature is %.3f x sign_us (target "
+		    "<= 1.2)", t->daemon64.median);
+		print_runs(&t->daemon64, 3);
+	}
+	if (t->daemon64_verify.n > 0) {
+		printf("64 connections, verify_after_sign: %.3f x sign_checked_us (target <= 1.15)",
+		    t->daemon64_verify.median);
+		print_runs(&t->daemon64_verify, 3);
 	}
 	if (t->extra1_us.n > 0) {
 		printf("1 connection, 1 request at a time: p50 = sign time + %.1f us (target <= 40)",
@@ -842,26 +886,29 @@ static void print_targets(const struct yardstick *y, long cores, const struct ta
  * run's, so that a busy moment of the machine cannot flatter the daemon; *best keeps the best
  * over all runs.
  */
-static int one_run(struct load *l, const uint8_t d[P256_SCALAR_LEN], long cores, unsigned run,
+static int one_run(struct load *l, const struct p256_key *key, long cores, unsigned run,
 	struct result *res, size_t *n, struct yardstick *best)
 {
 	struct yardstick y = { 0 };
 	size_t first = *n;
 
-	if (measure_yardstick(d, cores, &y) != 0)
+	if (measure_yardstick(key, cores, &y) != 0)
 		return -1;
 	if (l->o->socket != NULL) {
 		if (run_all(l, l->o->socket, -1, res, n) != 0)
 			return -1;
 	} else if (own_daemon(l, 1, res, n) != 0 || own_daemon(l, 0, res, n) != 0)
 		return -1;
-	if (measure_yardstick(d, cores, &y) != 0)
+	if (measure_yardstick(key, cores, &y) != 0)
 		return -1;
 	for (size_t i = first; i < *n; i++) {
 		res[i].run = run;
 		res[i].ratio = res[i].rate / y.rate_all;
 		res[i].cpu_ratio = res[i].per_cpu_s / y.per_cpu_s;
 		res[i].sign_us = 1e6 / y.rate1;
+		res[i].sign_checked_us = 1e6 / y.rate1_checked;
+		res[i].daemon_cpu_ratio = (res[i].us_per_sign.parent + res[i].us_per_sign.workers) /
+		    (res[i].verify_after_sign == 1 ? res[i].sign_checked_us : res[i].sign_us);
 	}
 	keep_best(best, &y);
 	return 0;
@@ -875,7 +922,8 @@ int main(int argc, char **argv)
 	struct yardstick y = { 0 };
 	struct targets t;
 	size_t n = 0;
-	uint8_t d[P256_SCALAR_LEN], pub[P256_POINT_LEN];
+	struct p256_key key = { 0 };
+	uint8_t d[P256_SCALAR_LEN];
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int r = 1;
 
@@ -891,7 +939,7 @@ int main(int argc, char **argv)
 	do {
 		if (getrandom(d, sizeof(d), 0) != sizeof(d))
 			goto out;
-	} while (p256_public_from_private(d, pub) != 0);
+	} while (p256_key_init(&key, d) != 0);
 	for (unsigned run = 1; run <= o.runs; run++) {
 		if (!o.json) {
 			if (o.runs > 1)
@@ -899,7 +947,7 @@ int main(int argc, char **argv)
 			printf("verify_after_sign  conns depth      signs/s  per-CPU-s   p50(us)   "
 			    "p99(us)  errors\n");
 		}
-		if (one_run(&l, d, cores, run, res, &n, &y) != 0)
+		if (one_run(&l, &key, cores, run, res, &n, &y) != 0)
 			goto out;
 	}
 	judge(res, n, &t);
@@ -913,6 +961,7 @@ int main(int argc, char **argv)
 			r = 1;
 out:
 	explicit_bzero(d, sizeof(d));
+	p256_key_clear(&key);
 	free(res);
 	free(l.sent_ns);
 	free(l.lat_ns);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: ISC
 """The benchmark programs behind docs/performance.md still run and report what the page reads
 from them: bench-load's --runs (every run with its own yardstick, the targets judged on the median
-run) and the CPU split per signature; bench-floor's transport figures. Nothing here asserts a
+run), the CPU split per signature and the daemon's CPU per signature as a ratio to the yardstick
+of its kind (sign_us, or sign_checked_us with verify_after_sign); bench-floor's transport figures. Nothing here asserts a
 speed: the machine running the tests is not the benchmark machine."""
 import json
 import statistics
@@ -41,8 +42,14 @@ def check_load():
         if min(cpu["parent"], cpu["workers"], cpu["bench_load"]) < 0 or \
                 cpu["parent"] + cpu["workers"] <= 0:
             fail("bench-load: CPU split missing in %s" % r)
-        if not 0 < r["ratio"] < 5 or not 0 < r["sign_us"] < 10000:
-            fail("bench-load: ratio or sign_us out of any sense in %s" % r)
+        if not 0 < r["ratio"] < 5 or not 0 < r["sign_us"] < r["sign_checked_us"] < 10000:
+            fail("bench-load: ratio, sign_us or sign_checked_us out of any sense in %s" % r)
+        # The daemon's CPU per signature against the yardstick of its kind (rows rounded to
+        # 0.01 us and 0.001).
+        base = r["sign_checked_us"] if r["verify_after_sign"] else r["sign_us"]
+        if abs(r["daemon_cpu_ratio"] - (cpu["parent"] + cpu["workers"]) / base) > 0.002:
+            fail("bench-load: daemon_cpu_ratio is not (parent + workers) / %s in %s" %
+                 ("sign_checked_us" if r["verify_after_sign"] else "sign_us", r))
     off = [r for r in rows if r["verify_after_sign"] is False]
     t = out["targets"]
     ratios = [r["ratio"] for r in off if r["connections"] == 64]
@@ -51,6 +58,11 @@ def check_load():
     if abs(t["ratio_64"]["median"] - statistics.median(ratios)) > 0.002 or \
             t["ratio_64"]["runs"] != 2 or t["ratio_64"]["min"] > t["ratio_64"]["max"]:
         fail("bench-load: ratio_64 %s against rows %s" % (t["ratio_64"], ratios))
+    for name, vas in (("daemon_cpu_ratio_64", False), ("daemon_cpu_ratio_64_verify", True)):
+        got = [r["daemon_cpu_ratio"] for r in rows
+               if r["connections"] == 64 and r["verify_after_sign"] is vas]
+        if abs(t[name]["median"] - statistics.median(got)) > 0.002 or t[name]["runs"] != 2:
+            fail("bench-load: %s %s against rows %s" % (name, t[name], got))
     if abs(t["p50_minus_sign_us_1"]["median"] - statistics.median(extras)) > 0.2:
         fail("bench-load: p50_minus_sign_us_1 %s against rows %s" % (t["p50_minus_sign_us_1"],
                                                                    extras))
