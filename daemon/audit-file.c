@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "audit-record.h"
+#include "sha256.h"
 
 /* The longest line read back: a record is a few hundred bytes. */
 #define LAST_LINE_MAX 16384
@@ -90,7 +91,7 @@ int audit_file_last(const char *path, uint64_t *seq, uint8_t hash[32], char *err
 		    "aside to start a new chain", path);
 		goto out;
 	}
-	if (audit_sha256(buf + start, len - 1 - start, hash) != 0) {
+	if (sha256(buf + start, len - 1 - start, hash) != 0) {
 		snprintf(err, errlen, "%s: SHA-256 failed", path);
 		goto out;
 	}

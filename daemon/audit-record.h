@@ -107,7 +107,5 @@ int audit_record_new(struct audit_entry *e, enum audit_type type);
  * could not be written as JSON). */
 int audit_record_request(struct audit_entry *e, const struct audit_request *r);
 
-/* SHA-256 of n bytes. 0 or -1. */
-int audit_sha256(const void *data, size_t n, uint8_t out[32]);
 
 #endif

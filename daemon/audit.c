@@ -14,6 +14,7 @@
 #include "audit-line.h"
 #include "clock.h"
 #include "log.h"
+#include "sha256.h"
 
 /* Records unsealed this long get a `time` checkpoint; a failing write is retried as often. */
 #define TIME_CHECKPOINT_MS 2000
@@ -139,7 +140,7 @@ static size_t make_line(struct audit *a, size_t i, size_t fill, uint8_t (*hashes
 		return 0;
 	len = audit_line(&a->batch[i], a->seq + i + 1, i ? hashes[i - 1] : a->hash, a->buf + fill,
 	    RECORD_LINE_MAX);
-	if (len == 0 || audit_sha256(a->buf + fill, len, hashes[i]) != 0)
+	if (len == 0 || sha256(a->buf + fill, len, hashes[i]) != 0)
 		return 0;
 	a->buf[fill + len] = '\n';
 	return fill + len + 1;

@@ -4,7 +4,6 @@
 #include "request.h"
 
 #include <jansson.h>
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +11,7 @@
 #include "keyfile.h"
 #include "log.h"
 #include "ratelimit.h"
+#include "sha256.h"
 
 /* A request handed to a signer, until its answer comes back. The key is named by copy: a
  * reload may replace the key table meanwhile. */
@@ -342,8 +342,6 @@ static void handle_json(struct server *s, struct reply_to *to, json_t *doc)
 static int request_subject(const struct proto_request *req, struct audit_subject *sub)
 {
 	const struct proto_tls *t = &req->tls;
-	EVP_MD_CTX *ctx;
-	int r = -1;
 
 	memset(sub, 0, sizeof(*sub));
 	sub->len = P256_DIGEST_LEN;
@@ -354,7 +352,7 @@ static int request_subject(const struct proto_request *req, struct audit_subject
 		return 0;
 	case PROTO_SIGN_MESSAGE:
 		sub->kind = AUDIT_SUBJECT_MESSAGE;
-		return audit_sha256(req->message, req->message_len, sub->hash);
+		return sha256(req->message, req->message_len, sub->hash);
 	case PROTO_SIGN_TLS:
 		sub->tls_client = t->side == PROTO_TLS_CLIENT;
 		if (t->kind == PROTO_TLS13_CERTIFICATE_VERIFY) {
@@ -364,15 +362,7 @@ static int request_subject(const struct proto_request *req, struct audit_subject
 			return 0;
 		}
 		sub->kind = AUDIT_SUBJECT_TLS12;
-		if ((ctx = EVP_MD_CTX_new()) != NULL &&
-		    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1 &&
-		    EVP_DigestUpdate(ctx, t->client_random, sizeof(t->client_random)) == 1 &&
-		    EVP_DigestUpdate(ctx, t->server_random, sizeof(t->server_random)) == 1 &&
-		    EVP_DigestUpdate(ctx, t->params, t->params_len) == 1 &&
-		    EVP_DigestFinal_ex(ctx, sub->hash, NULL) == 1)
-			r = 0;
-		EVP_MD_CTX_free(ctx);
-		return r;
+		return proto_tls_digest(t, sub->hash) == 0 ? 0 : -1;	/* what is signed */
 	default:
 		sub->kind = AUDIT_SUBJECT_NONE;
 		return 0;

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include <openssl/evp.h>
+#include "sha256.h"
 
 int audit_seal_digest(const uint8_t covers_hash[32], uint64_t covers_seq, uint8_t digest[32])
 {
@@ -15,5 +15,5 @@ int audit_seal_digest(const uint8_t covers_hash[32], uint64_t covers_seq, uint8_
 	off += 32;
 	for (int i = 7; i >= 0; i--)
 		input[off++] = (uint8_t)(covers_seq >> (8 * i));
-	return EVP_Digest(input, off, digest, NULL, EVP_sha256(), NULL) == 1 ? 0 : -1;
+	return sha256(input, off, digest);
 }

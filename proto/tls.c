@@ -2,11 +2,11 @@
 /* The content a TLS handshake signature covers (tls.h). */
 #include "tls.h"
 
-#include <openssl/evp.h>
 #include <string.h>
 
 #include "cursor.h"
 #include "proto.h"
+#include "sha256.h"
 
 #define BAD_TLS (-PROTO_E_BAD_TLS_CONTENT)
 
@@ -69,18 +69,15 @@ int proto_tls_digest(const struct proto_tls *t, uint8_t digest[32])
 		memcpy(content + 64, t->side == PROTO_TLS_SERVER ? server : client, sizeof(server));
 		memcpy(content + 64 + sizeof(server), t->hash, t->hash_len);
 		len = 64 + sizeof(server) + t->hash_len;
-		return EVP_Digest(content, len, digest, NULL, EVP_sha256(), NULL) == 1 ? 0 :
-		    -PROTO_E_INTERNAL;
+		return sha256(content, len, digest) == 0 ? 0 : -PROTO_E_INTERNAL;
 	}
 	{
-		EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+		const struct sha256_part parts[] = {
+			{ t->client_random, sizeof(t->client_random) },
+			{ t->server_random, sizeof(t->server_random) },
+			{ t->params, t->params_len },
+		};
 
-		r = ctx != NULL && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1 &&
-		    EVP_DigestUpdate(ctx, t->client_random, sizeof(t->client_random)) == 1 &&
-		    EVP_DigestUpdate(ctx, t->server_random, sizeof(t->server_random)) == 1 &&
-		    EVP_DigestUpdate(ctx, t->params, t->params_len) == 1 &&
-		    EVP_DigestFinal_ex(ctx, digest, NULL) == 1 ? 0 : -PROTO_E_INTERNAL;
-		EVP_MD_CTX_free(ctx);
-		return r;
+		return sha256_parts(parts, 3, digest) == 0 ? 0 : -PROTO_E_INTERNAL;
 	}
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sha256.h"
 #include "testutil.h"
 #include "audit-line.h"
 #include "audit-record.h"
@@ -92,7 +93,7 @@ static void request_tail(json_t *rec, const struct audit_request *r)
 	CHECK(json_object_set_new(rec, "result", json_string(r->error == 0 ? "ok" :
 	    proto_error_tag(r->error))) == 0);
 	if (r->sig != NULL) {
-		CHECK(audit_sha256(r->sig, r->sig_len, sig_hash) == 0);
+		CHECK(sha256(r->sig, r->sig_len, sig_hash) == 0);
 		set_hex(rec, "sig_sha256", sig_hash, sizeof(sig_hash));
 	}
 	CHECK(json_object_set_new(rec, "us", json_integer((json_int_t)r->us)) == 0);
