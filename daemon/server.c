@@ -763,8 +763,8 @@ static void answer(struct server *s, const struct reply_to *to, const struct pro
 		conn_queue(c);
 }
 
-/* A signature that cannot go out without its record is answered with the error instead: the
- * same request, so it is not counted again. */
+/* Answers the error code, uncounted: also what a signature that cannot go out without its
+ * record is answered with instead, the same request, so it is not counted again. */
 static void reply_instead(struct server *s, const struct reply_to *to, uint16_t code)
 {
 	struct proto_response resp;
@@ -781,8 +781,6 @@ void server_reply(struct server *s, const struct reply_to *to, const struct prot
 
 void server_reply_error(struct server *s, const struct reply_to *to, uint16_t code)
 {
-	struct proto_response resp;
-
-	proto_error_response(&resp, to->id, code);
-	server_reply(s, to, &resp);
+	s->stats.requests++;
+	reply_instead(s, to, code);
 }
