@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -60,6 +61,8 @@ struct options {
 	unsigned workers;
 	int busy_poll_us;		/* -1: the daemon's default */
 	int json;
+	int pinned;			/* --pin: the own daemon and the load on these CPUs */
+	cpu_set_t daemon_cpus, load_cpus;
 };
 
 /* CPU seconds used so far by each kind of process; the daemon's are 0 when it is not ours. Also
@@ -276,7 +279,8 @@ static pid_t start_daemon(const struct options *o, const char *dir, int verify_a
 		return -1;
 	if (pid == 0) {
 		/* One log line per request: kept out of the terminal, still paid for. */
-		if (freopen("/dev/null", "w", stderr) == NULL)
+		if (freopen("/dev/null", "w", stderr) == NULL ||
+		    (o->pinned && sched_setaffinity(0, sizeof(o->daemon_cpus), &o->daemon_cpus) != 0))
 			_exit(127);
 		execl(o->daemon, o->daemon, "--config", config, (char *)NULL);
 		_exit(127);
@@ -313,6 +317,21 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* "0,2,3": the CPUs of set, as the kernel reports them for pid (0: this thread). */
+static int cpus_text(pid_t pid, char *out, size_t cap)
+{
+	cpu_set_t set;
+	size_t len = 0;
+
+	out[0] = 0;
+	if (sched_getaffinity(pid, sizeof(set), &set) != 0)
+		return -1;
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &set) && len + 12 < cap)
+			len += (size_t)snprintf(out + len, cap - len, "%s%d", len ? "," : "", i);
+	return 0;
+}
+
 struct load {
 	const struct options *o;
 	uint8_t tmpl[128];		/* a SIGN frame; the id is patched in */
@@ -323,6 +342,8 @@ struct load {
 	uint32_t next_id;
 	unsigned long errors;
 	pid_t daemon;			/* 0: not ours, its CPU time is unknown */
+	char daemon_cpus[64];		/* with --pin: the CPUs the kernel let it run on */
+	char load_cpus[64];		/* and the load */
 };
 
 /* Writes n new requests to c. */
@@ -430,8 +451,9 @@ static int run_load(struct load *l, const char *sock, unsigned nconns, struct re
 	struct epoll_event ev[64];
 	unsigned long inflight = 0;
 	struct cpu_split cpu0, cpu1;
+	cpu_set_t saved;		/* the yardstick's CPUs, back after the load */
 	double start, end, cpu;
-	int ep = epoll_create1(EPOLL_CLOEXEC), r = -1;
+	int ep = epoll_create1(EPOLL_CLOEXEC), r = -1, pinned = 0;
 	unsigned i;
 
 	l->nlat = 0;
@@ -447,6 +469,13 @@ static int run_load(struct load *l, const char *sock, unsigned nconns, struct re
 			goto out;
 		}
 	}
+	if (l->o->pinned && (sched_getaffinity(0, sizeof(saved), &saved) != 0 ||
+	    sched_setaffinity(0, sizeof(l->o->load_cpus), &l->o->load_cpus) != 0 ||
+	    cpus_text(0, l->load_cpus, sizeof(l->load_cpus)) != 0)) {
+		fprintf(stderr, "bench-load: --pin: %s\n", strerror(errno));
+		goto out;
+	}
+	pinned = l->o->pinned;
 	cpu_now(l->daemon, &cpu0);
 	start = mono_s();
 	end = start + l->o->seconds;
@@ -512,6 +541,10 @@ static int run_load(struct load *l, const char *sock, unsigned nconns, struct re
 	res->errors = l->errors;
 	r = 0;
 out:
+	if (pinned && sched_setaffinity(0, sizeof(saved), &saved) != 0) {
+		fprintf(stderr, "bench-load: cannot undo --pin: %s\n", strerror(errno));
+		r = -1;
+	}
 	for (i = 0; c != NULL && i < nconns; i++)
 		close(c[i].fd);
 	free(c);
@@ -527,7 +560,39 @@ static void usage(FILE *f)
 	fprintf(f, "usage: bench-load [--socket PATH | --daemon PATH] [--connections 1,4,16,64]\n"
 	    "                  [--depth N] [--seconds S] [--runs N] [--workers N] [--busy-poll US]\n"
 	    "                  [--key NAME] [--nonce hedged|deterministic|precomputed]\n"
-	    "                  [--interval-us N] [--json]\n");
+	    "                  [--interval-us N] [--pin DAEMON_CPUS:LOAD_CPUS] [--json]\n");
+}
+
+/* "0,1": a set of CPU numbers; -1 when s is not such a list. */
+static int parse_cpus(const char *s, cpu_set_t *set)
+{
+	char *end;
+
+	CPU_ZERO(set);
+	do {
+		long cpu = strtol(s, &end, 10);
+
+		if (end == s || cpu < 0 || cpu >= CPU_SETSIZE)
+			return -1;
+		CPU_SET((int)cpu, set);
+		s = end + 1;
+	} while (*end == ',');
+	return *end == 0 ? 0 : -1;
+}
+
+/* --pin DAEMON_CPUS:LOAD_CPUS */
+static int parse_pin(const char *s, struct options *o)
+{
+	char d[256];
+	const char *colon = strchr(s, ':');
+
+	if (colon == NULL || (size_t)(colon - s) >= sizeof(d))
+		return -1;
+	memcpy(d, s, (size_t)(colon - s));
+	d[colon - s] = 0;
+	o->pinned = 1;
+	return parse_cpus(d, &o->daemon_cpus) == 0 && parse_cpus(colon + 1, &o->load_cpus) == 0 ?
+	    0 : -1;
 }
 
 static int parse_list(const char *s, struct options *o)
@@ -568,6 +633,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' },
 		{ "nonce", required_argument, NULL, 'n' },
 		{ "interval-us", required_argument, NULL, 'i' },
+		{ "pin", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -617,6 +683,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 			if (o->busy_poll_us < 0 || o->busy_poll_us > 1000)
 				return -1;
 			break;
+		case 'P':
+			if (parse_pin(optarg, o) != 0)
+				return -1;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -624,7 +694,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			return -1;
 		}
 	}
-	return optind == argc ? 0 : -1;
+	/* An external daemon's CPUs are its own business. */
+	return optind == argc && !(o->pinned && o->socket != NULL) ? 0 : -1;
 }
 
 static int make_template(struct load *l)
@@ -705,6 +776,8 @@ static int own_daemon(struct load *l, int vas, struct result *res, size_t *n)
 	l->daemon = pid;
 	if ((r = warm_up(l, sock)) != 0)
 		fprintf(stderr, "bench-load: no answer from %s\n", l->o->daemon);
+	else if (l->o->pinned && (r = cpus_text(pid, l->daemon_cpus, sizeof(l->daemon_cpus))) != 0)
+		fprintf(stderr, "bench-load: the daemon's CPUs: %s\n", strerror(errno));
 	else
 		r = run_all(l, sock, vas, res, n);
 	l->daemon = 0;
@@ -808,14 +881,19 @@ static void print_spread(const char *name, const struct spread *sp, const char *
 		    sp->median, sp->min, sp->max, sp->n, sep);
 }
 
-static void print_json(const struct options *o, long cores, const struct yardstick *y,
-	const struct result *res, size_t n,
-	const struct targets *t)
+static void print_json(const struct options *o, const struct load *pin, long cores,
+	const struct yardstick *y, const struct result *res, size_t n, const struct targets *t)
 {
 	printf("{\"inprocess\": {\"threads\": %ld, \"signs_per_s\": %.0f, \"signs_per_cpu_s\": %.0f, "
 	    "\"sign_us\": %.1f, \"sign_checked_us\": %.1f},\n \"nonce\": \"%s\", "
-	    "\"interval_us\": %u,\n \"runs\": [", cores, y->rate_all, y->per_cpu_s, 1e6 / y->rate1,
+	    "\"interval_us\": %u,\n ", cores, y->rate_all, y->per_cpu_s, 1e6 / y->rate1,
 	    1e6 / y->rate1_checked, o->nonce, o->interval_us);
+	if (o->pinned)
+		printf("\"pinned\": {\"daemon\": \"%s\", \"load\": \"%s\"},\n ", pin->daemon_cpus,
+		    pin->load_cpus);
+	else
+		printf("\"pinned\": null,\n ");
+	printf("\"runs\": [");
 	for (size_t i = 0; i < n; i++)
 		printf("%s\n  {\"run\": %u, \"verify_after_sign\": %s, \"connections\": %u, "
 		    "\"depth\": %u, \"seconds\": %.1f, \"signs_per_s\": %.0f, \"signs_per_cpu_s\": %.0f, "
@@ -952,7 +1030,7 @@ int main(int argc, char **argv)
 	}
 	judge(res, n, &t);
 	if (o.json)
-		print_json(&o, cores, &y, res, n, &t);
+		print_json(&o, &l, cores, &y, res, n, &t);
 	else
 		print_targets(&y, cores, &t);
 	r = 0;

@@ -66,8 +66,17 @@ def check_load():
     if abs(t["p50_minus_sign_us_1"]["median"] - statistics.median(extras)) > 0.2:
         fail("bench-load: p50_minus_sign_us_1 %s against rows %s" % (t["p50_minus_sign_us_1"],
                                                                    extras))
-    for bad in (["--runs", "0"], ["--runs", "51"]):
+    if out["pinned"] is not None:
+        fail("bench-load: pinned without --pin: %s" % out["pinned"])
+    for bad in (["--runs", "0"], ["--runs", "51"], ["--pin", "0"], ["--pin", "0:x"],
+                ["--pin", "0:0", "--socket", "/nonexistent"]):
         run([BENCH_LOAD] + bad, expect=2)
+    # --pin: the CPUs read back from the kernel, for the daemon (after it answered) and the load.
+    pinned = json.loads(run([BENCH_LOAD, "--pin", "0:0", "--connections", "1", "--seconds",
+                             "0.2", "--json"]))
+    if pinned["pinned"] != {"daemon": "0", "load": "0"} or len(pinned["runs"]) != 2 or \
+            any(r["errors"] or r["signs_per_s"] <= 0 for r in pinned["runs"]):
+        fail("bench-load --pin 0:0: %s" % pinned)
     text = run([BENCH_LOAD, "--connections", "1", "--seconds", "0.2", "--runs", "2"])
     if "run 2 of 2" not in text or "median of 2 runs" not in text:
         fail("bench-load: text output without the runs:\n" + text)
