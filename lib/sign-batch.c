@@ -4,9 +4,9 @@
  * then the affine x of all the points come from one inversion mod p and all the k^-1 from one
  * inversion mod n (Montgomery's trick), and the hedges of the whole batch from one getrandom
  * call; the checked items' verifications share one inversion of their s the same way. Anything
- * unusual in an item (a bad argument, a rejected RFC 6979
- * candidate, r or s zero) sends that item alone down the single path, sign_with_hedge, which
- * gives the same bytes as p256_sign for the same hedge.
+ * unusual in an item (a bad argument, a rejected RFC 6979 candidate, r or s zero) sends that
+ * item alone down the single path, sign_with_hedge, which gives the same bytes as p256_sign for
+ * the same hedge.
  */
 #include <errno.h>
 #include <string.h>
