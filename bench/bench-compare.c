@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-clock.h"
 #include "daemon-runner.h"
 #include "fd-io.h"
 #include "keyfile.h"
@@ -49,14 +50,6 @@ static void die(const char *what)
 {
 	fprintf(stderr, "bench-compare: %s: %s\n", what, errno ? strerror(errno) : "failed");
 	exit(1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* ---- backends: a connection per thread, one synchronous sign each call ----------------------- */
@@ -233,11 +226,11 @@ static struct latency measure_latency(const struct backend *b, unsigned samples)
 
 		if (getrandom(data, sizeof(data), 0) != sizeof(data))
 			die("getrandom");
-		t0 = now_ns();
+		t0 = mono_ns();
 		if (b->sign(conn, data) != 0)
 			die(b->name);
 		if (i >= samples / 10)	/* the first tenth warms up */
-			t[i - samples / 10] = now_ns() - t0;
+			t[i - samples / 10] = mono_ns() - t0;
 	}
 	b->close(conn);
 	qsort(t, samples, sizeof(*t), cmp_u64);
@@ -290,7 +283,7 @@ static double measure_rate(const struct backend *b, unsigned n, double seconds)
 			die("pthread_create");
 	}
 	pthread_barrier_wait(&start);
-	t0 = now_ns();
+	t0 = mono_ns();
 	nanosleep(&(struct timespec){ .tv_sec = (time_t)seconds,
 		.tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9) }, NULL);
 	atomic_store(&stop, 1);
@@ -299,7 +292,7 @@ static double measure_rate(const struct backend *b, unsigned n, double seconds)
 		total += r[i].count;
 	}
 	pthread_barrier_destroy(&start);
-	return (double)total / ((double)(now_ns() - t0) / 1e9);
+	return (double)total / ((double)(mono_ns() - t0) / 1e9);
 }
 
 /* ---- set-up: a key, an agent, daemons ---------------------------------------------------- */

@@ -95,14 +95,6 @@ struct bconn {
 	uint64_t due_ns;		/* when they may be sent */
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void cpu_now(pid_t daemon, struct cpu_split *c)
 {
 	*c = (struct cpu_split){ .self = rusage_cpu_s(RUSAGE_SELF) };
@@ -351,7 +343,7 @@ static int send_requests(struct load *l, struct bconn *c, unsigned n)
 {
 	uint8_t buf[MAX_DEPTH * 128];
 	size_t len = 0;
-	uint64_t t = now_ns();
+	uint64_t t = mono_ns();
 
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t id = l->next_id++;
@@ -380,7 +372,7 @@ static int send_requests(struct load *l, struct bconn *c, unsigned n)
 static int take_responses(struct load *l, struct bconn *c, int counting, unsigned *done)
 {
 	size_t off = 0;
-	uint64_t t = now_ns();
+	uint64_t t = mono_ns();
 
 	*done = 0;
 	while (c->rlen - off >= PROTO_LEN_PREFIX) {
@@ -422,7 +414,7 @@ static int take_responses(struct load *l, struct bconn *c, int counting, unsigne
 static int send_due(struct load *l, struct bconn *c, unsigned nconns, int counting,
 	unsigned long *inflight, struct timespec *wait)
 {
-	uint64_t now = now_ns(), next = now + 5000000000u;
+	uint64_t now = mono_ns(), next = now + 5000000000u;
 	int owing = 0;
 
 	for (unsigned i = 0; i < nconns; i++) {
@@ -482,7 +474,7 @@ static int run_load(struct load *l, const char *sock, unsigned nconns, struct re
 	for (i = 0; i < nconns; i++) {
 		if (send_requests(l, &c[i], l->o->depth) != 0)
 			goto out;
-		c[i].due_ns = now_ns() + l->o->interval_us * 1000ull;
+		c[i].due_ns = mono_ns() + l->o->interval_us * 1000ull;
 		inflight += l->o->depth;
 	}
 	for (;;) {

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-clock.h"
 #include "modinv.h"
 #include "p256.h"
 
@@ -160,17 +161,6 @@ static const struct {
 #define NOPS (sizeof(OPS) / sizeof(OPS[0]))
 enum { SIGN, SIGN_DET, SIGN_CHECKED, VERIFY, OSSL_SIGN, OSSL_VERIFY, INV_N, INV_P, SIGN_BATCH };
 
-static double now_us(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) {
-		perror("clock_gettime");
-		exit(2);
-	}
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
 /* An OpenSSL EC private key holding d and its public point. */
 static EVP_PKEY *openssl_key(const struct p256_key *key)
 {
@@ -263,12 +253,12 @@ static int latency(struct fixture *f, int rounds, int batch, double us[NOPS])
 				goto out;
 	for (int round = 0; round < rounds; round++, idx += batch) {
 		for (op = 0; op < NOPS; op++) {
-			double t0 = now_us();
+			double t0 = mono_us();
 			for (int i = 0; i < batch; i++)
 				if (OPS[op].fn(f, (idx + i) % DIGESTS) != 0)
 					goto out;
 			samples[op * (size_t)rounds + (size_t)round] =
-				(now_us() - t0) / batch / OPS[op].per_call;
+				(mono_us() - t0) / batch / OPS[op].per_call;
 		}
 	}
 	for (op = 0; op < NOPS; op++)
@@ -334,7 +324,7 @@ static int throughput(const struct fixture *f, int threads, double seconds, doub
 	if (w == NULL)
 		return perror("calloc"), -1;
 	c0 = cpu_us();
-	t0 = now_us();
+	t0 = mono_us();
 	for (; started < threads; started++) {
 		w[started].f = f;
 		w[started].stop = &stop;
@@ -352,7 +342,7 @@ static int throughput(const struct fixture *f, int threads, double seconds, doub
 		if (w[i].err != 0)
 			fprintf(stderr, "bench-sign: p256_sign: %s\n", p256_strerror(w[i].err));
 	}
-	t1 = now_us();
+	t1 = mono_us();
 	c1 = cpu_us();
 	r = started == threads ? 0 : -1;
 	for (int i = 0; i < started; i++)

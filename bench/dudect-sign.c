@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench-clock.h"
 #include "p256.h"
 
 #define BATCH 10000		/* measurements prepared and taken together */
@@ -101,14 +102,6 @@ static int prepare(struct batch *b, const uint8_t fixed_key[32])
 	return 0;
 }
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 /* Which function is measured (--path). */
 static enum { PATH_SIGN, PATH_POOL, PATH_BATCH16 } path;
 static const char *const path_fn[] = { "p256_sign", "p256_pool_sign", "p256_sign_batch" };
@@ -164,7 +157,7 @@ static int measure_batch(const struct batch *b, int i, double *ns)
 {
 	static struct p256_key slot[BATCH_ITEMS];
 	struct p256_batch_item items[BATCH_ITEMS];
-	double t0;
+	uint64_t t0;
 	int r = 0;
 
 	for (int j = 0; j < BATCH_ITEMS; j++) {
@@ -172,10 +165,10 @@ static int measure_batch(const struct batch *b, int i, double *ns)
 		items[j] = (struct p256_batch_item){ .key = &slot[j],
 			.digest = batch_digest[i][j], .mode = P256_NONCE_DETERMINISTIC };
 	}
-	t0 = now_ns();
+	t0 = mono_ns();
 	if (p256_sign_batch(items, BATCH_ITEMS) != 0)
 		r = -1;
-	*ns = now_ns() - t0;
+	*ns = (double)(mono_ns() - t0);
 	for (int j = 0; j < BATCH_ITEMS && r == 0; j++)
 		r = items[j].result;
 	explicit_bzero(items, sizeof(items));
@@ -188,15 +181,15 @@ static int measure_pool(const uint8_t key[32], const uint8_t digest[32], double 
 	struct p256_key k;
 	struct p256_pool *pool = NULL;
 	uint8_t sig[P256_SIG_LEN];
-	double t0;
+	uint64_t t0;
 	int r;
 
 	if ((r = p256_key_init_untabled(&k, key)) != 0 || (r = p256_pool_new(&pool, &k, 1)) != 0 ||
 	    (r = p256_pool_refill(pool, 1)) != 0)
 		goto out;
-	t0 = now_ns();
+	t0 = mono_ns();
 	r = p256_pool_sign(pool, digest, 0, sig);
-	*ns = now_ns() - t0;
+	*ns = (double)(mono_ns() - t0);
 out:
 	p256_pool_free(pool);
 	p256_key_clear(&k);
@@ -208,7 +201,7 @@ static int measure(struct batch *b)
 	uint8_t sig[P256_SIG_LEN];
 
 	for (int i = 0; i < BATCH; i++) {
-		double t0 = now_ns();
+		uint64_t t0 = mono_ns();
 		int r;
 
 		if (path == PATH_POOL)
@@ -218,7 +211,7 @@ static int measure(struct batch *b)
 		else {
 			r = p256_sign(b->key[i], b->digest[i], P256_NONCE_DETERMINISTIC, NULL, 0,
 			    sig);
-			b->ns[i] = now_ns() - t0;
+			b->ns[i] = (double)(mono_ns() - t0);
 		}
 		if (r != 0) {
 			fprintf(stderr, "dudect-sign: %s: %s\n", path_fn[path],
@@ -288,7 +281,7 @@ static int run_test(const char *name, const uint8_t class0_key[32], long measure
 {
 	static struct batch b;
 	static struct ttest t[TESTS];
-	double thr[PERCENTILES], start = now_ns(), tmax;
+	double thr[PERCENTILES], start = mono_s(), tmax;
 	char kind[48];
 	long done = 0;
 	int which;
@@ -317,7 +310,7 @@ static int run_test(const char *name, const uint8_t class0_key[32], long measure
 		snprintf(kind, sizeof(kind), "cropped below %.0f ns", thr[which - 1]);
 	printf("%-5s %ld measurements (%.0f class 0, %.0f class 1) in %.0f s: max |t| = %.2f (%s), "
 		"mean %.2f / %.2f us: %s\n",
-		name, done, t[0].n[0], t[0].n[1], (now_ns() - start) / 1e9, tmax, kind,
+		name, done, t[0].n[0], t[0].n[1], mono_s() - start, tmax, kind,
 		t[0].mean[0] / 1e3, t[0].mean[1] / 1e3, tmax < T_THRESHOLD ? "pass" : "FAIL");
 	fflush(stdout);
 	return tmax < T_THRESHOLD ? 0 : 1;
