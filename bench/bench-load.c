@@ -7,17 +7,19 @@
  * off; --socket PATH measures a running daemon instead. In the same run, before and after the
  * load, it measures the in-process rate of p256_sign on one thread and on every core, and of
  * p256_sign_checked on one thread; the better of the two measurements is the yardstick of the
- * targets. With its own daemon it also reports
- * signs per CPU-second (daemon, workers and bench-load together), which other work on the machine
- * does not distort. --runs N repeats the whole sequence N times, each run with its own
- * yardstick measured just before and after it, and judges the targets on the median run: the
- * host's run-to-run noise (about 5 %) is larger than the margins being judged. --nonce MODE
- * gives its daemon's key that nonce mode (hedged by default); --interval-us N sends each
+ * targets. With its own daemon it also reports signs per CPU-second (daemon, workers and
+ * bench-load together), which other work on the machine does not distort, and the daemon's CPU
+ * per signature against the yardstick. --runs N repeats the whole sequence N times, each run
+ * with its own yardstick measured just before and after it, and judges the targets on the median
+ * run: the host's run-to-run noise (about 5 %) is larger than the margins being judged. --nonce
+ * MODE gives its daemon's key that nonce mode (hedged by default); --interval-us N sends each
  * connection's next request N us after its previous one instead of as soon as an answer
- * arrives (a light load: latency without queueing, and idle time in the daemon).
+ * arrives (a light load: latency without queueing, and idle time in the daemon). --pin D:L runs
+ * its daemon on the CPUs D and the load on the CPUs L (lists such as 0 or 0,1).
  *   bench-load [--socket PATH | --daemon PATH] [--connections 1,4,16,64] [--depth N]
  *              [--seconds S] [--runs N] [--workers N] [--busy-poll US] [--key NAME]
- *              [--nonce hedged|deterministic|precomputed] [--interval-us N] [--json]
+ *              [--nonce hedged|deterministic|precomputed] [--interval-us N]
+ *              [--pin DAEMON_CPUS:LOAD_CPUS] [--json]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -309,7 +311,7 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* "0,2,3": the CPUs of set, as the kernel reports them for pid (0: this thread). */
+/* The CPUs the kernel lets pid (0: this thread) run on, as text such as "0,2,3". 0 or -1. */
 static int cpus_text(pid_t pid, char *out, size_t cap)
 {
 	cpu_set_t set;
