@@ -15,10 +15,15 @@
 #include <unistd.h>
 
 #include "audit-seal.h"
+#include "clock.h"
 #include "ipc.h"
 #include "keys.h"
 #include "log.h"
 #include "signer.h"
+
+/* After the parent has gone, how long the key-holder waits for its signers to leave before it
+ * exits and the kernel kills them (PR_SET_PDEATHSIG); below the parent's own wait for it. */
+#define SIGNERS_EXIT_WAIT_MS 2000
 
 /* A signer this key-holder started and has not yet reaped. */
 struct child {
@@ -36,6 +41,7 @@ struct keyholder {
 	struct child *children;
 	size_t nchildren, cap;
 	uint32_t next_id;
+	int parent_gone;		/* its channel ended: the daemon is stopping, or died */
 };
 
 /* Sends one message (and a descriptor when passfd >= 0) as one record. 0 or -1 (logged). */
@@ -68,6 +74,10 @@ static int send_msg(struct keyholder *k, uint16_t type, const void *body, size_t
 	do
 		n = sendmsg(k->fd, &msg, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
+	if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {
+		k->parent_gone = 1;	/* not an error of ours: serve() winds down */
+		return -1;
+	}
 	if (n != (ssize_t)fill) {
 		log_error("keyholder: sending a %s message: %s", ipc_type_name(type),
 		    n < 0 ? strerror(errno) : "short write");
@@ -128,7 +138,8 @@ static int start_signer(struct keyholder *k)
 }
 
 /* Reaps every signer that exited: reported to the parent, and replaced when it belongs to the
- * current generation (one of an older generation is leaving after a reload). 0 or -1. */
+ * current generation (one of an older generation is leaving after a reload); once the parent
+ * has gone, only taken off the table. 0 or -1. */
 static int reap(struct keyholder *k)
 {
 	struct signalfd_siginfo si;
@@ -146,6 +157,8 @@ static int reap(struct keyholder *k)
 			if (c.pid != pid)
 				continue;
 			k->children[i] = k->children[--k->nchildren];
+			if (k->parent_gone)
+				break;
 			if (send_msg(k, IPC_SIGNER_EXIT, &m, sizeof(m), -1) != 0 ||
 			    (c.generation == k->generation && start_signer(k) != 0))
 				return -1;
@@ -268,7 +281,7 @@ static int from_parent(struct keyholder *k)
 	ssize_t n;
 	int r;
 
-	if ((n = recv(k->fd, buf, sizeof(buf), 0)) == 0)
+	if ((n = recv(k->fd, buf, sizeof(buf), 0)) == 0 || (n < 0 && errno == ECONNRESET))
 		return 1;
 	if (n < 0)
 		return errno == EINTR ? 0 : -1;
@@ -290,12 +303,41 @@ static int from_parent(struct keyholder *k)
 	return 0;
 }
 
+/*
+ * The parent has gone: the daemon is stopping (it closes this channel before the signers') or
+ * died. No signer is replaced or reported from now on; the signers leave when their channels
+ * close, after wiping their keys, and this waits for them (SIGNERS_EXIT_WAIT_MS at most). 0.
+ */
+static int wait_for_signers(struct keyholder *k)
+{
+	uint64_t deadline = clock_now_us() + SIGNERS_EXIT_WAIT_MS * 1000ULL;
+
+	k->parent_gone = 1;
+	for (;;) {
+		struct pollfd p = { .fd = k->sigfd, .events = POLLIN };
+		uint64_t now;
+
+		(void)reap(k);		/* cannot fail: nothing is sent once the parent has gone */
+		if (k->nchildren == 0)
+			return 0;
+		if ((now = clock_now_us()) >= deadline)
+			break;
+		if (poll(&p, 1, (int)((deadline - now + 999) / 1000)) < 0 && errno != EINTR)
+			break;
+	}
+	log_error("keyholder: %zu signer(s) still running %d ms after the parent's end: they are "
+	    "killed", k->nchildren, SIGNERS_EXIT_WAIT_MS);
+	return 0;
+}
+
+/* Serves the parent until it goes: 0 then, -1 on a fault. Its channel is looked at first, so
+ * that the exits of signers it has just closed are not reported to a parent that has gone. */
 static int serve(struct keyholder *k)
 {
 	for (;;) {
 		struct pollfd p[2] = { { .fd = k->fd, .events = POLLIN },
 			{ .fd = k->sigfd, .events = POLLIN } };
-		int r;
+		int r = 0;
 
 		if (poll(p, 2, -1) < 0) {
 			if (errno == EINTR)
@@ -303,12 +345,14 @@ static int serve(struct keyholder *k)
 			log_error("keyholder: poll: %s", strerror(errno));
 			return -1;
 		}
-		if ((p[1].revents & POLLIN) && reap(k) != 0)
+		if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
+			r = from_parent(k);
+		if (r == 0 && (p[1].revents & POLLIN))
+			r = reap(k);
+		if (r > 0 || (r != 0 && k->parent_gone))
+			return wait_for_signers(k);
+		if (r != 0)
 			return -1;
-		if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-			if ((r = from_parent(k)) != 0)
-				return r > 0 ? 0 : -1;
-		}
 	}
 }
 

@@ -593,14 +593,15 @@ static int start(struct parent *d, const char *path)
 	return 0;
 }
 
-/* Closes the key-holder's channel and waits for it (it waits for its signers) at most
- * KEYHOLDER_EXIT_WAIT_MS, then kills it: a stopped role must not keep the daemon from exiting. */
-static void stop_keyholder(struct parent *d)
+/*
+ * Waits for the key-holder, whose channel is closed (it waits for its signers), at most
+ * KEYHOLDER_EXIT_WAIT_MS, then kills it: a stopped role must not keep the daemon from exiting.
+ */
+static void wait_keyholder(struct parent *d)
 {
 	uint64_t deadline = clock_now_us() + KEYHOLDER_EXIT_WAIT_MS * 1000ULL;
 	const struct timespec tick = { 0, 10 * 1000 * 1000 };
 
-	chan_close(&d->kh);
 	while (d->kh_pid > 0) {
 		pid_t r = waitpid(d->kh_pid, NULL, WNOHANG);
 
@@ -641,8 +642,11 @@ static void finish(struct parent *d)
 		audit_stop(&d->audit);	/* the last records, and the stop checkpoint awaited */
 	}
 	audit_free(&d->audit);
+	/* The key-holder's channel first: once it has seen its end, it no longer replaces (or
+	 * reports) the signers that the pool's closed channels then make leave. */
+	chan_close(&d->kh);
 	pool_close(&d->pool);
-	stop_keyholder(d);
+	wait_keyholder(d);
 	listen_cleanup(&d->cfg, &d->ls);
 	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
 		if (evs[i] != NULL)

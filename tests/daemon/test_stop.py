@@ -3,7 +3,7 @@
 """SIGTERM: the daemon stops accepting, answers new requests (PING and STATUS aside) with
 shutting-down, answers every request in flight, says STOPPING=1, removes its socket and exits 0;
 a stop that cannot finish is bounded by shutdown_timeout_ms; more SIGTERMs during the stop change
-nothing (exit status 0, never death by the signal). Workers are paused with SIGSTOP to hold
+nothing (exit status 0, never death by the signal); a plain stop logs no error. Workers are paused with SIGSTOP to hold
 requests in flight."""
 import os
 import signal
@@ -94,17 +94,34 @@ def repeated(d):
         except ProcessLookupError:
             break
         time.sleep(0.0002)
-    check(sent > 1, "more than one SIGTERM sent (%d)" % sent)
     check(d.proc.wait(TIMEOUT) == 0, "exit status 0 after %d SIGTERMs, not %s" %
           (sent, d.proc.returncode))
     text = d.stop()
     check("stopped after" in text, "the stop ran to its end")
+    return sent
+
+
+def quiet(d):
+    """A plain stop logs no error: the key-holder, whose channel the parent closes before the
+    signers', neither replaces nor reports the signers that then leave (it did, racing the
+    parent's end: "sending a signer-exit message: Broken pipe", a replacement signer's
+    set-up failing)."""
+    a = d.client()
+    check(a.call(sign_req(1, RFC, RFC_DIGEST)).ok(SIGN).id == 1, "signs before the stop")
+    text = d.stop()
+    errors = [line for line in text.splitlines() if "error:" in line]
+    check(not errors, "no error logged by the stop: %s" % errors)
 
 
 def main():
     drain(Daemon(sys.argv[1], workers=1))
+    # A loaded machine may not run this loop again before a daemon has stopped: each stop is
+    # checked, and most must have had SIGTERMs during their teardown.
+    sent = [repeated(Daemon(sys.argv[1], workers=1)) for _ in range(20)]
+    check(sum(n > 1 for n in sent) >= 10, "more than one SIGTERM sent to most daemons: %s" %
+          sent)
     for _ in range(20):
-        repeated(Daemon(sys.argv[1], workers=1))
+        quiet(Daemon(sys.argv[1], workers=2))
     bounded(Daemon(sys.argv[1], workers=1, limits={"shutdown_timeout_ms": 500}))
     print("ok")
 
