@@ -120,7 +120,7 @@ def main():
     sent = [repeated(Daemon(sys.argv[1], workers=1)) for _ in range(20)]
     check(sum(n > 1 for n in sent) >= 10, "more than one SIGTERM sent to most daemons: %s" %
           sent)
-    for _ in range(20):
+    for _ in range(10):
         quiet(Daemon(sys.argv[1], workers=2))
     bounded(Daemon(sys.argv[1], workers=1, limits={"shutdown_timeout_ms": 500}))
     print("ok")
