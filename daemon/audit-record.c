@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: ISC */
-/* Audit records as batch entries (audit-record.h). */
+/*
+ * Audit records as batch entries (audit-record.h). A record is made for every request: SHA-256
+ * comes with its algorithm fetched once (sha256.h), the time string is formatted once a second,
+ * and the rest is copies into the entry.
+ */
 #include "audit-record.h"
 
 #include <string.h>
 #include <time.h>
 
 #include "sha256.h"
-
-/*
- * A record is made for every request: SHA-256 comes with its algorithm fetched once
- * (sha256.h), the time string is formatted once a second, and the rest is copies into the entry.
- */
 
 /* "2026-12-01T12:00:00.123456Z": UTC, microseconds. The date and time of day are formatted once
  * a second (one record per request: snprintf and gmtime_r each time cost more than the rest). */

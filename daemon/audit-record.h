@@ -107,5 +107,4 @@ int audit_record_new(struct audit_entry *e, enum audit_type type);
  * could not be written as JSON). */
 int audit_record_request(struct audit_entry *e, const struct audit_request *r);
 
-
 #endif
