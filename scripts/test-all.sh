@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: ISC
 # The whole test suite, as CI runs it: a -Werror build and every meson suite, the unit and
 # integration suites again under ASan+UBSan, the daemon under valgrind in a build without seccomp, every libFuzzer harness for a short run, and the
-# mutation check of the signing core. Ends with one line "N passed, N failed".
+# mutation check of the signing core. Says how long each part took, and ends with one line "N passed, N failed in N s".
 set -u
 cd "$(dirname "$0")/.."
 passed=0
@@ -11,15 +11,15 @@ failures=$(mktemp) # what failed, repeated at the end: a long log's tail should 
 trap 'rm -f "$failures"' EXIT
 
 step() { # step NAME COMMAND...: runs one check and counts it
-	local name=$1
+	local name=$1 t0=$SECONDS
 	shift
 	echo "=== $name"
 	if "$@"; then
 		passed=$((passed + 1))
-		echo "=== $name: ok"
+		echo "=== $name: ok ($((SECONDS - t0)) s)"
 	else
 		failed=$((failed + 1))
-		echo "=== $name: FAILED"
+		echo "=== $name: FAILED ($((SECONDS - t0)) s)"
 		echo "check: $name" >>"$failures"
 	fi
 }
@@ -41,11 +41,12 @@ PY
 
 # meson_suite DIR ARGS...: runs meson test and adds its own counts to ours.
 meson_suite() {
-	local dir=$1
+	local dir=$1 t0=$SECONDS
 	shift
 	local log
 	log=$(mktemp)
 	meson test -C "$dir" --print-errorlogs "$@" 2>&1 | tee "$log"
+	echo "=== meson test in $dir: $((SECONDS - t0)) s"
 	local ok fail
 	ok=$(awk '/^Ok:/ {print $2}' "$log")
 	fail=$(awk '/^(Fail|Timeout|Unexpected Pass):/ {s += $2} END {print s + 0}' "$log")
@@ -57,11 +58,12 @@ meson_suite() {
 }
 
 configure() { # configure DIR MESON-ARGS...
-	local dir=$1
+	local dir=$1 t0=$SECONDS
 	shift
 	rm -rf "$dir"
 	meson setup "$dir" -Dwerror=true "$@" >"$dir.log" 2>&1 || { cat "$dir.log"; return 1; }
 	ninja -C "$dir" >>"$dir.log" 2>&1 || { tail -50 "$dir.log"; return 1; }
+	echo "=== $dir built in $((SECONDS - t0)) s"
 }
 
 if configure build-ci; then
@@ -98,5 +100,5 @@ if [ -s "$failures" ]; then
 	echo "=== what failed"
 	cat "$failures"
 fi
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed in $SECONDS s"
 [ "$failed" -eq 0 ]
