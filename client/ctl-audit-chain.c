@@ -133,7 +133,8 @@ static int check_open(struct audit_chain *c, const struct audit_record *r, char 
 	return 0;
 }
 
-/* A checkpoint: what it covers is a line still in the window, with that hash, sealed by the key. */
+/* A checkpoint: what it covers is a line still in the window, with that hash, sealed by the key
+ * with the checkpoint's own time and reason. */
 static int check_checkpoint(struct audit_chain *c, const struct audit_record *r,
 	char why[AUDIT_WHY_MAX])
 {
@@ -152,7 +153,7 @@ static int check_checkpoint(struct audit_chain *c, const struct audit_record *r,
 		return broken(why, "covers_hash is not the SHA-256 of the line with seq %llu", covers);
 	if (memcmp(r->key_id, c->key_id, AUDIT_HASH_LEN) != 0)
 		return broken(why, "key_id is not the audit key's");
-	if (audit_seal_digest(r->covers_hash, r->covers_seq, digest) != 0)
+	if (audit_seal_digest(r->covers_hash, r->covers_seq, r->time, r->reason, digest) != 0)
 		return AUDIT_INTERNAL;
 	if (p256_verify(c->key, AUDIT_POINT_LEN, digest, r->sig, 0) != 0)
 		return broken(why, "sig does not verify with the audit key over the seal of seq %llu",

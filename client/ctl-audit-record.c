@@ -360,6 +360,11 @@ static int extract(json_t *obj, struct audit_record *r)
 			get_hex(key, "public", r->audit_public, AUDIT_POINT_LEN) != 0 ? -1 : 0;
 	}
 	if (r->type == AUDIT_CHECKPOINT) {
+		const char *reason = json_string_value(json_object_get(obj, "reason"));
+
+		if (strlen(reason) >= sizeof(r->reason))
+			return -1;
+		memcpy(r->reason, reason, strlen(reason) + 1);
 		r->covers_seq = (uint64_t)json_integer_value(json_object_get(obj, "covers_seq"));
 		return get_hex(obj, "covers_hash", r->covers_hash, AUDIT_HASH_LEN) != 0 ||
 			get_hex(obj, "key_id", r->key_id, AUDIT_HASH_LEN) != 0 ||

@@ -10,11 +10,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "audit-seal.h"	/* AUDIT_TIME_LEN */
+
 #define AUDIT_LINE_MAX 4096	/* a record is well under 1 KiB; a longer line is a broken one */
 #define AUDIT_HASH_LEN 32
 #define AUDIT_POINT_LEN 65
 #define AUDIT_SIG_LEN 64
-#define AUDIT_TIME_LEN 27	/* 2026-12-01T12:00:00.123456Z */
 #define AUDIT_WHY_MAX 192	/* room for any message below */
 
 enum audit_type { AUDIT_OPEN, AUDIT_REQUEST, AUDIT_CHECKPOINT };
@@ -29,6 +30,7 @@ struct audit_record {
 	uint8_t audit_key_id[AUDIT_HASH_LEN];
 	uint8_t audit_public[AUDIT_POINT_LEN];
 	/* checkpoint */
+	char reason[8];				/* "count", "time", "reopen" or "stop" */
 	uint64_t covers_seq;
 	uint8_t covers_hash[AUDIT_HASH_LEN];
 	uint8_t key_id[AUDIT_HASH_LEN];

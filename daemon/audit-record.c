@@ -1,45 +1,20 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * Audit records as batch entries (audit-record.h). A record is made for every request: SHA-256
- * comes with its algorithm fetched once (sha256.h), the time string is formatted once a second,
- * and the rest is copies into the entry.
+ * comes with its algorithm fetched once (sha256.h), the time string by arithmetic
+ * (audit-time.h), and the rest is copies into the entry.
  */
 #include "audit-record.h"
 
 #include <string.h>
-#include <time.h>
 
+#include "audit-time.h"
 #include "sha256.h"
-
-/* "2026-12-01T12:00:00.123456Z": UTC, microseconds. The date and time of day are formatted once
- * a second (one record per request: snprintf and gmtime_r each time cost more than the rest). */
-static int time_now(char out[AUDIT_TIME_LEN])
-{
-	static time_t second = -1;
-	static char text[40];
-	struct timespec ts;
-	struct tm tm;
-	long us;
-
-	if (clock_gettime(CLOCK_REALTIME, &ts) != 0)
-		return -1;
-	if (ts.tv_sec != second) {
-		if (gmtime_r(&ts.tv_sec, &tm) == NULL || strftime(text, sizeof(text),
-			"%Y-%m-%dT%H:%M:%S.000000Z", &tm) != AUDIT_TIME_LEN)
-			return -1;
-		second = ts.tv_sec;
-	}
-	us = ts.tv_nsec / 1000;
-	for (int i = 25; i >= 20; i--, us /= 10)
-		text[i] = (char)('0' + us % 10);
-	memcpy(out, text, AUDIT_TIME_LEN);
-	return 0;
-}
 
 int audit_record_new(struct audit_entry *e, enum audit_type type)
 {
 	e->type = (uint8_t)type;
-	return time_now(e->time);
+	return audit_time_now(e->time);
 }
 
 /* 1 when s is UTF-8 as jansson accepts it (no overlong form, surrogate or code point past

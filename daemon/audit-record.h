@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "audit-seal.h"	/* AUDIT_TIME_LEN */
 #include "keys.h"
 #include "peer.h"
 #include "proto.h"
@@ -16,8 +17,6 @@
  * nothing here allocates; the chain members (seq, prev) are known only when the batch is
  * written and are put in the line then (audit-line.h).
  */
-
-#define AUDIT_TIME_LEN 27		/* "2026-12-01T12:00:00.123456Z" */
 
 enum audit_type {
 	AUDIT_OPEN = 0,

@@ -237,7 +237,7 @@ static int keep_tail(struct audit *a, size_t w, size_t end)
 	return 0;
 }
 
-static void maybe_seal(struct audit *a, const char *reason);
+static void maybe_seal(struct audit *a, enum audit_seal_reason reason);
 
 static void journal_retry_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -376,7 +376,7 @@ out:
 	if (a->cb.written != NULL)
 		a->cb.written(a->cb.arg, first + done - 1, a->next_ticket - 1 - keep);
 	if (a->cfg->checkpoint_every > 0 && a->since_checkpoint >= a->cfg->checkpoint_every)
-		maybe_seal(a, "count");
+		maybe_seal(a, AUDIT_SEAL_COUNT);
 }
 
 int audit_available(const struct audit *a)
@@ -391,19 +391,19 @@ int audit_holds(const struct audit *a)
 
 /* Asks the key-holder to seal the last record written, unless a seal is out or the log is
  * failing (a checkpoint seals only what is in the file). */
-static void maybe_seal(struct audit *a, const char *reason)
+static void maybe_seal(struct audit *a, enum audit_seal_reason reason)
 {
 	if (!a->have_key || a->sealing || a->failing || a->tail_len > 0 || a->seq == 0)
 		return;
 	a->out.covers_seq = a->seq;
 	memcpy(a->out.covers_hash, a->hash, sizeof(a->out.covers_hash));
-	a->out_reason = reason;
+	a->out.reason = reason;
 	a->since_checkpoint = 0;
 	if (a->cb.seal(a->cb.arg, &a->out) == 0)
 		a->sealing = 1;
 }
 
-void audit_sealed(struct audit *a, const struct ipc_signature *m)
+void audit_sealed(struct audit *a, const struct ipc_audit_sealed *m)
 {
 	struct audit_entry *e;
 
@@ -420,7 +420,8 @@ void audit_sealed(struct audit *a, const struct ipc_signature *m)
 		a->lost++;
 		return;
 	}
-	e->u.cp.reason = a->out_reason;
+	memcpy(e->time, m->time, sizeof(e->time));	/* what the seal covers, not the time now */
+	e->u.cp.reason = audit_seal_reason_name(a->out.reason);
 	e->u.cp.covers_seq = a->out.covers_seq;
 	memcpy(e->u.cp.covers_hash, a->out.covers_hash, sizeof(e->u.cp.covers_hash));
 	memcpy(e->u.cp.key_id, a->key.id, sizeof(e->u.cp.key_id));
@@ -431,7 +432,7 @@ void audit_sealed(struct audit *a, const struct ipc_signature *m)
 }
 
 /* A seal asked for and awaited (reopen, stop): the file then ends with its checkpoint. */
-static void seal_now(struct audit *a, const char *reason)
+static void seal_now(struct audit *a, enum audit_seal_reason reason)
 {
 	uint64_t deadline = clock_now_us() + SEAL_WAIT_MS * 1000ULL;
 
@@ -442,7 +443,8 @@ static void seal_now(struct audit *a, const char *reason)
 	while (a->sealing && clock_now_us() < deadline && a->cb.wait(a->cb.arg, SEAL_WAIT_MS) == 0)
 		;
 	if (a->sealing) {
-		log_error("audit: no %s checkpoint: the key-holder did not answer", reason);
+		log_error("audit: no %s checkpoint: the key-holder did not answer",
+			audit_seal_reason_name(reason));
 		a->sealing = 0;
 	}
 }
@@ -457,7 +459,7 @@ static void timer_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	a->ticks = 0;
 	if (a->last_plain_seq > a->covered_seq)
-		maybe_seal(a, "time");
+		maybe_seal(a, AUDIT_SEAL_TIME);
 }
 
 /* The `open` record of a file: reason, pid, and the audit key. 0 or -1. */
@@ -520,7 +522,7 @@ void audit_reopen(struct audit *a)
 
 	if (a->cfg->file == NULL)
 		return;
-	seal_now(a, "reopen");
+	seal_now(a, AUDIT_SEAL_REOPEN);
 	if ((fd = audit_file_open(a->cfg->file)) < 0) {
 		/* The old file stays in use: better a rotation that did not happen than no record. */
 		fail_state(a, "reopening the audit file", errno);
@@ -541,7 +543,7 @@ void audit_stop(struct audit *a)
 {
 	if (a->timer == NULL)
 		return;	/* never started */
-	seal_now(a, "stop");
+	seal_now(a, AUDIT_SEAL_STOP);
 	audit_flush(a);
 }
 

@@ -64,8 +64,7 @@ struct audit {
 	uint64_t records, lost, checkpoints;
 	/* Checkpoints. */
 	int sealing;			/* an IPC_AUDIT_SEAL is out */
-	struct ipc_audit_seal out;
-	const char *out_reason;
+	struct ipc_audit_seal out;	/* the seal asked for */
 	uint64_t since_checkpoint;	/* records written since the last checkpoint was asked for */
 	uint64_t covered_seq;		/* the last checkpoint's covers_seq */
 	uint64_t last_plain_seq;	/* the last record written that is not a checkpoint */
@@ -106,7 +105,7 @@ int audit_available(const struct audit *a);
 int audit_holds(const struct audit *a);
 
 /* The key-holder's answer to IPC_AUDIT_SEAL: appends the checkpoint and writes it. */
-void audit_sealed(struct audit *a, const struct ipc_signature *m);
+void audit_sealed(struct audit *a, const struct ipc_audit_sealed *m);
 
 /* SIGHUP: a `reopen` checkpoint at the end of the file, then the file opened again by name and
  * an `open` record (reason reopen) continuing the chain. */

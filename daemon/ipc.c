@@ -38,7 +38,7 @@ static const struct ipc_type_info {
 	T(IPC_AUDIT_SEAL, "audit-seal", PROC_PARENT, PROC_KEYHOLDER, sizeof(struct ipc_audit_seal),
 	    0, IPC_AUDIT_SEALED),
 	T(IPC_AUDIT_SEALED, "audit-sealed", PROC_KEYHOLDER, PROC_PARENT,
-	    sizeof(struct ipc_signature), 0, 0),
+	    sizeof(struct ipc_audit_sealed), 0, 0),
 #undef T
 };
 

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "audit-seal.h"
 #include "p256.h"
 #include "policy.h"
 #include "proc.h"
@@ -37,7 +38,7 @@ enum ipc_type {
 	IPC_RELOAD_FAILED,	/* keyholder -> parent: no fixed body; the reason as trailing text */
 	IPC_SIGN_TLS,		/* parent -> signer: struct ipc_sign_tls; answered by IPC_SIGNATURE */
 	IPC_AUDIT_SEAL,		/* parent -> keyholder: struct ipc_audit_seal; seal the audit log */
-	IPC_AUDIT_SEALED,	/* keyholder -> parent: struct ipc_signature (reply to IPC_AUDIT_SEAL) */
+	IPC_AUDIT_SEALED,	/* keyholder -> parent: struct ipc_audit_sealed (reply to IPC_AUDIT_SEAL) */
 	IPC_TYPE_MAX,
 };
 
@@ -67,12 +68,23 @@ struct ipc_signature {
 };
 _Static_assert(sizeof(struct ipc_signature) == 8 + P256_SIG_LEN, "no padding in a signature");
 
-/* A checkpoint to sign with the audit key: the key-holder builds the seal digest from these
- * itself (proto/audit-seal.h), so the audit key signs nothing else. */
+/* A checkpoint to sign with the audit key: the key-holder builds the seal digest from these and
+ * the time it reads itself (proto/audit-seal.h), so the audit key signs nothing else. */
 struct ipc_audit_seal {
 	uint8_t covers_hash[32];	/* SHA-256 of the audit line sealed */
 	uint64_t covers_seq;		/* its sequence number */
+	uint32_t reason;		/* enum audit_seal_reason */
+	uint32_t zero;			/* 0 */
 };
+_Static_assert(sizeof(struct ipc_audit_seal) == 48, "no padding in a seal request");
+
+/* The checkpoint's time, stamped by the key-holder, and the audit key's signature of the seal. */
+struct ipc_audit_sealed {
+	int32_t result;			/* 0 or a negative enum p256_err code */
+	char time[AUDIT_TIME_LEN + 1];	/* the checkpoint's time member, NUL-terminated */
+	uint8_t sig[P256_SIG_LEN];	/* r || s when result is 0, zeros otherwise */
+};
+_Static_assert(sizeof(struct ipc_audit_sealed) == 4 + 28 + P256_SIG_LEN, "no padding in a seal");
 
 /* The public half of one key; the parent derives the key id and SubjectPublicKeyInfo itself. */
 struct ipc_key_public {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "audit-seal.h"
+#include "audit-time.h"
 #include "clock.h"
 #include "ipc.h"
 #include "keys.h"
@@ -190,20 +191,27 @@ static int audit_key(const struct config *cfg, const struct keytab *kt)
 	return -1;
 }
 
-/* IPC_AUDIT_SEAL: the seal digest is built here from the hash and the number (the audit key signs
- * checkpoints and nothing the parent chooses), then signed with a hedged nonce. */
+/* IPC_AUDIT_SEAL: the seal digest is built here from the hash and the number, the reason named
+ * from its number and the time read from this process's clock (the audit key signs checkpoints
+ * and nothing the parent chooses, and a parent cannot date one), then signed with a hedged
+ * nonce. */
 static int audit_seal(struct keyholder *k, const uint8_t *body)
 {
 	struct ipc_audit_seal m;
-	struct ipc_signature out = { .result = P256_ERR_INTERNAL };
+	struct ipc_audit_sealed out = { .result = P256_ERR_INTERNAL };
 	uint8_t digest[P256_DIGEST_LEN];
 	int key = audit_key(k->cfg, &k->kt);
+	const char *reason;
 
 	memcpy(&m, body, sizeof(m));
-	if (key >= 0 && audit_seal_digest(m.covers_hash, m.covers_seq, digest) == 0)
+	if (key >= 0 && (reason = audit_seal_reason_name(m.reason)) != NULL &&
+	    audit_time_now(out.time) == 0 &&
+	    audit_seal_digest(m.covers_hash, m.covers_seq, out.time, reason, digest) == 0)
 		out.result = p256_sign(k->kt.priv[key].d, digest, P256_NONCE_HEDGED, NULL, 0, out.sig);
-	if (out.result != 0)
+	if (out.result != 0) {
+		memset(out.time, 0, sizeof(out.time));
 		memset(out.sig, 0, sizeof(out.sig));
+	}
 	return send_msg(k, IPC_AUDIT_SEALED, &out, sizeof(out), -1);
 }
 
@@ -373,6 +381,7 @@ void keyholder_main(int fd, struct config *cfg, const struct proc_user *user)
 	struct keyholder k = { .fd = fd, .cfg = cfg, .generation = 1, .sigfd = -1 };
 	char err[512], **dirs = NULL;
 	uint8_t digest[P256_DIGEST_LEN] = { 0 };
+	char now[AUDIT_TIME_LEN];
 	int r = -1;
 
 	if (keys_load(cfg, &k.kt, err, sizeof(err)) != 0) {
@@ -388,8 +397,8 @@ void keyholder_main(int fd, struct config *cfg, const struct proc_user *user)
 		goto out;
 	}
 	/* OpenSSL loads its SHA-256 on first use, which the sandbox would refuse later. */
-	if (audit_seal_digest(digest, 0, digest) != 0) {
-		log_error("keyholder: SHA-256 is not available");
+	if (audit_time_now(now) != 0 || audit_seal_digest(digest, 0, now, "", digest) != 0) {
+		log_error("keyholder: the clock or SHA-256 is not available");
 		goto out;
 	}
 	if ((k.sigfd = watch_children()) < 0) {

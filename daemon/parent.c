@@ -358,7 +358,7 @@ static int on_signer_exit(struct parent *d, const uint8_t *body, size_t len, int
 
 static int on_audit_sealed(struct parent *d, const uint8_t *body, size_t len, int *fd)
 {
-	struct ipc_signature m;
+	struct ipc_audit_sealed m;
 
 	memcpy(&m, body, sizeof(m));
 	audit_sealed(&d->audit, &m);

@@ -5,15 +5,32 @@
 
 #include "sha256.h"
 
-int audit_seal_digest(const uint8_t covers_hash[32], uint64_t covers_seq, uint8_t digest[32])
-{
-	uint8_t input[sizeof(AUDIT_SEAL_LABEL) + 32 + 8];
-	size_t off = sizeof(AUDIT_SEAL_LABEL);
+static const char *const REASONS[AUDIT_SEAL_REASONS] = {
+	[AUDIT_SEAL_COUNT] = "count",
+	[AUDIT_SEAL_TIME] = "time",
+	[AUDIT_SEAL_REOPEN] = "reopen",
+	[AUDIT_SEAL_STOP] = "stop",
+};
 
-	memcpy(input, AUDIT_SEAL_LABEL, sizeof(AUDIT_SEAL_LABEL));	/* with its 0x00 */
-	memcpy(input + off, covers_hash, 32);
-	off += 32;
-	for (int i = 7; i >= 0; i--)
-		input[off++] = (uint8_t)(covers_seq >> (8 * i));
-	return sha256(input, off, digest);
+const char *audit_seal_reason_name(uint32_t reason)
+{
+	return reason < AUDIT_SEAL_REASONS ? REASONS[reason] : NULL;
+}
+
+int audit_seal_digest(const uint8_t covers_hash[32], uint64_t covers_seq,
+	const char time[AUDIT_TIME_LEN], const char *reason, uint8_t digest[32])
+{
+	uint8_t seq[8], reason_len = (uint8_t)strlen(reason);
+	const struct sha256_part parts[] = {
+		{ AUDIT_SEAL_LABEL, sizeof(AUDIT_SEAL_LABEL) },	/* with its 0x00 */
+		{ covers_hash, 32 },
+		{ seq, sizeof(seq) },
+		{ time, AUDIT_TIME_LEN },
+		{ &reason_len, 1 },
+		{ reason, reason_len },
+	};
+
+	for (int i = 0; i < 8; i++)
+		seq[i] = (uint8_t)(covers_seq >> (8 * (7 - i)));
+	return sha256_parts(parts, sizeof(parts) / sizeof(parts[0]), digest);
 }

@@ -17,7 +17,7 @@ import tempfile
 ctl, openssl = sys.argv[1], sys.argv[2]
 tmp = tempfile.mkdtemp(prefix="p256signctl-audit-")
 failures = []
-SEAL_LABEL = b"p256sign audit checkpoint v1\x00"
+SEAL_LABEL = b"p256sign audit checkpoint v2\x00"
 ZERO = "0" * 64
 
 
@@ -72,9 +72,9 @@ def der_to_raw(der):
     return out
 
 
-def seal_digest(covers_hash, covers_seq):
-    return hashlib.sha256(SEAL_LABEL + bytes.fromhex(covers_hash) +
-                          covers_seq.to_bytes(8, "big")).digest()
+def seal_digest(covers_hash, covers_seq, time, reason):
+    return hashlib.sha256(SEAL_LABEL + bytes.fromhex(covers_hash) + covers_seq.to_bytes(8, "big") +
+                          time.encode() + bytes([len(reason)]) + reason.encode()).digest()
 
 
 KEY_A = Key("a", "c9afa9d845ba75166b5c215767b1d6934e50c3db36e89b127b8a622b120f6721")
@@ -93,10 +93,13 @@ class Log:
         self.hashes = {}
         self.files = []		# lists of lines (bytes, no newline)
 
+    def next_time(self):
+        """The time member of the next record."""
+        s = self.seq
+        return "2026-12-01T12:%02d:%02d.%06dZ" % ((s // 60) % 60, s % 60, s * 7919 % 1000000)
+
     def record(self, rtype, members, mutate=None):
-        obj = {"v": 1, "type": rtype, "seq": self.seq + 1,
-               "time": "2026-12-01T12:%02d:%02d.%06dZ" % ((self.seq // 60) % 60, self.seq % 60,
-                                                         self.seq * 7919 % 1000000),
+        obj = {"v": 1, "type": rtype, "seq": self.seq + 1, "time": self.next_time(),
                "prev": self.prev}
         obj.update(members)
         if mutate:
@@ -131,7 +134,8 @@ class Log:
         h = self.hashes[covers]
         return self.record("checkpoint", {
             "reason": reason, "covers_seq": covers, "covers_hash": h,
-            "key_id": key_id or self.key.key_id, "sig": key.sign(seal_digest(h, covers))},
+            "key_id": key_id or self.key.key_id,
+            "sig": key.sign(seal_digest(h, covers, self.next_time(), reason))},
             mutate)
 
     def rotate(self, key=None):
@@ -302,6 +306,16 @@ p = tampered("reorder", lambda f: f[0].insert(3, f[0].pop(2)))
 expect("reorder two records", [*p, "--pubkey", KEY_A.pub_pem], 1, at(p[0], 3, 4) + "seq 4 after 2")
 p = tampered("duplicate", lambda f: f[0].insert(3, f[0][2]))
 expect("duplicate a record", [*p, "--pubkey", KEY_A.pub_pem], 1, at(p[0], 4, 3) + "seq 3 after 3")
+
+# The last checkpoint of a file has no record after it to chain it: its time and reason are
+# under its seal.
+p = tampered("stop-time", lambda f: f[1].__setitem__(
+    10, set_member(f[1][10], time="2026-12-01T11:00:00.000000Z")))
+expect("the last checkpoint's time changed", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[1], 11, 24) + "sig does not verify with the audit key over the seal of seq 23")
+p = tampered("stop-reason", lambda f: f[1].__setitem__(10, set_member(f[1][10], reason="count")))
+expect("the last checkpoint's reason changed", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[1], 11, 24) + "sig does not verify with the audit key over the seal of seq 23")
 
 # ---- truncation -----------------------------------------------------------------------------
 p = tampered("cut-sealed", lambda f: f[0].__delitem__(slice(8, None)))

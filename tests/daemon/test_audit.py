@@ -64,9 +64,12 @@ def check_chain(recs, prev_line=None):
         check(r["prev"] == sha(before), "prev is the previous line's hash at %d" % r["seq"])
 
 
-def seal_digest(covers_hash, covers_seq):
-    return hashlib.sha256(b"p256sign audit checkpoint v1\x00" + bytes.fromhex(covers_hash) +
-                          covers_seq.to_bytes(8, "big")).digest()
+def seal_digest(r):
+    """What the audit key signed for checkpoint r (docs/audit.md)."""
+    reason = r["reason"].encode()
+    return hashlib.sha256(b"p256sign audit checkpoint v2\x00" + bytes.fromhex(r["covers_hash"]) +
+                          r["covers_seq"].to_bytes(8, "big") + r["time"].encode() +
+                          bytes([len(reason)]) + reason).digest()
 
 
 def check_checkpoints(recs, spki, key_id, tmp):
@@ -85,7 +88,7 @@ def check_checkpoints(recs, spki, key_id, tmp):
             check(sha(by_seq[r["covers_seq"]]) == r["covers_hash"], "covers_hash is the line's")
         dig, sig = os.path.join(tmp, "seal.bin"), os.path.join(tmp, "seal.sig")
         with open(dig, "wb") as f:
-            f.write(seal_digest(r["covers_hash"], r["covers_seq"]))
+            f.write(seal_digest(r))
         with open(sig, "wb") as f:
             f.write(raw_to_der(bytes.fromhex(r["sig"])))
         v = subprocess.run(["openssl", "pkeyutl", "-verify", "-pubin", "-keyform", "DER",
