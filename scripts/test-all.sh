@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: ISC
 # The whole test suite, as CI runs it: a -Werror build and every meson suite, the unit and
-# integration suites again under ASan+UBSan, the daemon under valgrind in a build without seccomp, every libFuzzer harness for a short run, and the
-# mutation check of the signing core. Says how long each part took, and ends with one line "N passed, N failed in N s".
+# integration suites again under ASan+UBSan, the daemon under valgrind in a build without
+# seccomp, every libFuzzer harness for a short run, and the mutation checks of the signing core
+# and of the key files. Says how long each part took, and ends with one line "N passed, N failed
+# in N s".
 set -u
 cd "$(dirname "$0")/.."
 passed=0
