@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: ISC
 # The whole test suite, as CI runs it: a -Werror build and every meson suite, the unit and
 # integration suites again under ASan+UBSan, the daemon under valgrind in a build without
-# seccomp, every libFuzzer harness for a short run, and the mutation checks of the signing core
+# seccomp, every libFuzzer harness for a short run, and the mutation check of the signing core
 # and of the key files. Says how long each part took, and ends with one line "N passed, N failed
 # in N s".
 set -u
@@ -95,8 +95,7 @@ else
 	failed=$((failed + 1))
 fi
 
-step "mutation check of the signing core" scripts/mutants.sh
-step "mutation check of the key files" scripts/mutants-keys.sh
+step "mutation check of the signing core and the key files" scripts/mutants.sh
 
 if [ -s "$failures" ]; then
 	echo "=== what failed"
