@@ -2,6 +2,7 @@
 /* The connection: socket path, connect, close, fork detection and transparent reconnection. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -32,6 +33,27 @@ static const char *socket_path(const char *path)
 	return env != NULL && env[0] != '\0' ? env : P256SIGN_SOCKET_DEFAULT;
 }
 
+/*
+ * Forks of this process, counted by a pthread_atfork handler in the child: a handle remembers the
+ * count it connected under, and every call compares it, instead of calling getpid, which glibc no
+ * longer caches (a system call on every submit, process and next_result). A child made without
+ * fork(3), by clone(2) or _Fork(3), runs no atfork handler and must not use its parent's handles
+ * (p256sign.h).
+ */
+static unsigned long forks;
+static pthread_once_t forks_once = PTHREAD_ONCE_INIT;
+static int forks_counted;
+
+static void count_fork(void)
+{
+	forks++;
+}
+
+static void count_forks(void)
+{
+	forks_counted = pthread_atfork(NULL, NULL, count_fork) == 0;
+}
+
 int p256sign_connect(struct p256sign **out, const char *path)
 {
 	struct p256sign *h = NULL;
@@ -41,6 +63,8 @@ int p256sign_connect(struct p256sign **out, const char *path)
 	if (out == NULL)
 		return P256SIGN_E_INVALID;
 	*out = NULL;
+	if (pthread_once(&forks_once, count_forks) != 0 || !forks_counted)
+		return P256SIGN_E_NOMEM;	/* pthread_atfork's only failure */
 	p = socket_path(path);
 	if (p[0] == '\0' || strlen(p) >= sizeof(h->path))
 		goto out;
@@ -49,7 +73,7 @@ int p256sign_connect(struct p256sign **out, const char *path)
 		goto out;
 	memcpy(h->path, p, strlen(p) + 1);
 	h->fd = -1;
-	h->pid = getpid();
+	h->forks = forks;
 	h->timeout_ms = P256SIGN_TIMEOUT_DEFAULT;
 	h->next_id = 1;
 	if ((r = conn_ensure_connected(h)) != 0)
@@ -109,7 +133,7 @@ int conn_ensure_connected(struct p256sign *h)
 		goto out;
 	}
 	h->fd = fd;
-	h->pid = getpid();
+	h->forks = forks;
 	h->written = 0;
 	fd = -1;
 	r = 0;
@@ -142,13 +166,13 @@ static void drop_results(struct p256sign *h)
 
 void conn_fork_check(struct p256sign *h)
 {
-	if (h->pid == getpid())
+	if (h->forks == forks)
 		return;
 	/* The parent owns the connection and its requests: close our copy without a word. */
 	conn_disconnect(h);
 	h->n_pending = 0;
 	drop_results(h);
-	h->pid = getpid();
+	h->forks = forks;
 }
 
 void conn_failed(struct p256sign *h, int err, int may_retry)

@@ -31,7 +31,7 @@ struct pending {
 struct p256sign {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	int fd;			/* -1 when not connected */
-	pid_t pid;		/* the process that opened fd */
+	unsigned long forks;	/* the process's fork count when fd was opened (conn.c) */
 	int timeout_ms;
 	uint32_t next_id;
 	int retry_budget;	/* transparent reconnections left for the current submission */

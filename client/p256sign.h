@@ -13,9 +13,11 @@
  *   time: different handles are fully independent (the library has no global state), and a handle
  *   may move between threads if the caller synchronises the hand-over. Threads that share one
  *   handle must hold a lock of their own around every call.
- * - Fork: the handle remembers the pid that connected. In a child process, the first call notices
- *   the new pid, closes the inherited descriptor without writing to it, forgets the parent's
- *   outstanding requests and connects again, so parent and child never share a connection.
+ * - Fork: in a child made by fork(3), the first call on an inherited handle notices the fork (a
+ *   pthread_atfork handler counts them), closes the inherited descriptor without writing to it,
+ *   forgets the parent's outstanding requests and connects again, so parent and child never
+ *   share a connection. A child made by clone(2) or _Fork(3), which run no atfork handler, must
+ *   not use its parent's handles.
  * - Timeouts: every request has a deadline (default P256SIGN_TIMEOUT_DEFAULT ms, per handle with
  *   p256sign_set_timeout). When any outstanding request passes its deadline the daemon is
  *   taken as stuck: the connection is closed and every outstanding request fails with
