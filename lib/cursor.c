@@ -16,6 +16,11 @@ size_t cursor_left(const struct cursor *c)
 	return c->len;
 }
 
+const uint8_t *cursor_position(const struct cursor *c)
+{
+	return c->p;
+}
+
 int cursor_end(const struct cursor *c)
 {
 	return c->len == 0 ? 0 : P256_ERR_TRAILING;

@@ -21,6 +21,9 @@ void cursor_init(struct cursor *c, const void *data, size_t len);
 /* Bytes not yet read. */
 size_t cursor_left(const struct cursor *c);
 
+/* Where the next byte is: for a reader that notes where a part begins (a PEM body). */
+const uint8_t *cursor_position(const struct cursor *c);
+
 /* 0 when every byte was read, else P256_ERR_TRAILING. */
 int cursor_end(const struct cursor *c);
 

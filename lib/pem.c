@@ -79,7 +79,7 @@ int pem_next(struct cursor *text, struct pem_block *block)
 		if (next_line(&c, &line, &len) != 0)
 			return P256_ERR_KEY_EMPTY;
 	} while (!boundary(line, len, BEGIN, &block->label, &block->label_len));
-	block->body = (const char *)c.p;
+	block->body = (const char *)cursor_position(&c);
 	for (;;) {
 		if (next_line(&c, &line, &len) != 0)
 			return P256_ERR_PEM_UNTERMINATED;

@@ -30,6 +30,7 @@ static void check_reads(void)
 	CHECK_INT(cursor_get_u32(&c, &u32), 0);
 	CHECK_INT(u32, 0x04050607);
 	CHECK_INT(cursor_left(&c), 2);
+	CHECK(cursor_position(&c) == in + 7);
 
 	/* a failed read leaves the cursor where it was */
 	CHECK_INT(cursor_get_u32(&c, &u32), P256_ERR_TRUNCATED);
@@ -38,6 +39,7 @@ static void check_reads(void)
 	CHECK_INT(cursor_get_sub(&c, &sub, 3), P256_ERR_TRUNCATED);
 	CHECK_INT(cursor_get_bytes(&c, &p, (size_t)-1), P256_ERR_TRUNCATED);
 	CHECK_INT(cursor_left(&c), 2);
+	CHECK(cursor_position(&c) == in + 7);
 	CHECK_INT(cursor_get_sub(&c, &sub, 1), 0);
 	CHECK_INT(cursor_left(&sub), 1);
 	CHECK_INT(cursor_get_u16(&sub, &u16), P256_ERR_TRUNCATED);
