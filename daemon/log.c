@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #define BUF_MAX 65536		/* a pipe's own buffer as much again: ~1,300 request lines in all */
-#define LINE_MAX 512
+#define LOG_LINE_MAX 512
 
 static char buf[BUF_MAX];
 static size_t buffered;
@@ -178,7 +178,7 @@ uint64_t log_dropped(void)
 __attribute__((format(printf, 2, 0)))
 static void message(const char *level, const char *fmt, va_list ap)
 {
-	char line[LINE_MAX];
+	char line[LOG_LINE_MAX];
 	int n, m;
 
 	n = snprintf(line, sizeof(line), "p256signd: %s", level);
