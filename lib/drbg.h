@@ -8,7 +8,7 @@
 /*
  * RFC 6979 section 3.2 nonce generation for P-256 and SHA-256: HMAC-DRBG over HMAC-SHA-256, with
  * the section 3.6 additional data appended to the seeding input. K and V are secret; the state is
- * wiped by drbg_clear. HMAC runs on OpenSSL's SHA-256 with the key's inner and outer states
+ * wiped by drbg_free. HMAC runs on OpenSSL's SHA-256 with the key's inner and outer states
  * computed once per key K.
  */
 struct drbg;
