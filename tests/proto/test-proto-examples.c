@@ -4,7 +4,7 @@
  * byte for byte the frame the encoder builds from the sample of that name (samples.c), decodes back
  * to the sample's fields, and every documented sample appears exactly once. The example values are
  * checked against the signing core (the signature is really the RFC 6979 one, the key id really
- * SHA-256 of the SPKI), and the error table of the document against proto_errors.c.
+ * SHA-256 of the SPKI), and the error table of the document against proto-errors.c.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: ISC */
+/* The wire protocol's error codes: each one's tag (the name replies and the audit log show) and
+ * message. tests/proto/test-proto-examples.c checks this table against docs/protocol.md's. */
 #include <string.h>
 
 #include "proto.h"
