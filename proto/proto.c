@@ -346,8 +346,7 @@ static int finish_frame(struct builder *b, size_t *out_len)
 	if (builder_finish(b, &len) != 0 || len - PROTO_LEN_PREFIX > PROTO_FRAME_MAX)
 		return BAD;
 	builder_patch_u32(b, 0, (uint32_t)(len - PROTO_LEN_PREFIX));
-	*out_len = len;
-	return 0;
+	return builder_finish(b, out_len) != 0 ? BAD : 0;	/* the patch's error, if any */
 }
 
 /* What every encoded frame starts with: a length prefix patched by finish_frame, the header. */
