@@ -48,7 +48,6 @@ struct member {
 
 static const char *const TYPES[] = { "open", "request", "checkpoint", NULL };
 static const char *const OPEN_REASONS[] = { "start", "reopen", NULL };
-static const char *const CHECKPOINT_REASONS[] = { "count", "time", "reopen", "stop", NULL };
 static const char *const OPS[] = { "ping", "sign", "sign-message", "pubkey", "verify",
 	"list-keys", "status", "sign-tls", "frame", NULL };
 static const char *const TLS_KINDS[] = { "tls13", "tls12", NULL };
@@ -113,7 +112,7 @@ static const struct member REQUEST[] = {
 };
 
 static const struct member CHECKPOINT[] = {
-	ENUM("reason", 1, CHECKPOINT_REASONS),
+	ENUM("reason", 1, audit_seal_reasons),
 	INT("covers_seq", 1, 1, SEQ_MAX),
 	HEX("covers_hash", 1, 64),
 	HEX("key_id", 1, 64),

@@ -5,16 +5,17 @@
 
 #include "sha256.h"
 
-static const char *const REASONS[AUDIT_SEAL_REASONS] = {
+const char *const audit_seal_reasons[AUDIT_SEAL_REASONS + 1] = {
 	[AUDIT_SEAL_COUNT] = "count",
 	[AUDIT_SEAL_TIME] = "time",
 	[AUDIT_SEAL_REOPEN] = "reopen",
 	[AUDIT_SEAL_STOP] = "stop",
+	[AUDIT_SEAL_REASONS] = NULL,
 };
 
 const char *audit_seal_reason_name(uint32_t reason)
 {
-	return reason < AUDIT_SEAL_REASONS ? REASONS[reason] : NULL;
+	return reason < AUDIT_SEAL_REASONS ? audit_seal_reasons[reason] : NULL;
 }
 
 int audit_seal_digest(const uint8_t covers_hash[32], uint64_t covers_seq,

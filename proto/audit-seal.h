@@ -27,6 +27,10 @@ enum audit_seal_reason {
 	AUDIT_SEAL_REASONS
 };
 
+/* The reasons' names by number, then NULL: the one list for the daemon, which names a
+ * checkpoint's reason, and the verifier, which accepts only these. */
+extern const char *const audit_seal_reasons[AUDIT_SEAL_REASONS + 1];
+
 /* The name of a reason, or NULL for a number that is none. */
 const char *audit_seal_reason_name(uint32_t reason);
 
