@@ -452,6 +452,13 @@ p = request_log("peer-str", mutate=lambda o: o.update(peer="me"))
 expect("peer not an object", p, 1, at(p[0], 3, 3) + "member 'peer': not an object")
 p = request_log("op-int", mutate=lambda o: o.update(op=1))
 expect("op as an integer", p, 1, at(p[0], 3, 3) + "member 'op': not a string")
+log = Log()
+log.open()
+log.request(1)
+log.checkpoint(reason="rotate")	# signed over its reason: only the list of reasons refuses it
+p = log.write("reason-unknown")
+expect("an unknown checkpoint reason", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[0], 3, 3) + "member 'reason': not one of its values")
 p = request_log("op-unknown", mutate=lambda o: o.update(op="exfiltrate"))
 expect("an unknown op", p, 1, at(p[0], 3, 3) + "member 'op': not one of its values")
 p = request_log("digest-upper", mutate=lambda o: o.update(digest=o["digest"].upper()))
