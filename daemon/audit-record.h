@@ -7,7 +7,7 @@
 #include <sys/socket.h>
 
 #include "audit-seal.h"	/* AUDIT_TIME_LEN */
-#include "keys.h"
+#include "keytab.h"
 #include "peer.h"
 #include "proto.h"
 

@@ -9,7 +9,7 @@
 #include "audit-record.h"
 #include "config.h"
 #include "ipc.h"
-#include "keys.h"
+#include "keytab.h"
 
 /*
  * The audit log (docs/audit.md), kept by the parent: one record per request appended to a batch

@@ -18,7 +18,7 @@
 #include "audit-time.h"
 #include "clock.h"
 #include "ipc.h"
-#include "keys.h"
+#include "keyset.h"
 #include "log.h"
 #include "signer.h"
 
@@ -37,7 +37,7 @@ struct keyholder {
 	int fd;				/* the channel to the parent */
 	int sigfd;			/* SIGCHLD, as a signalfd */
 	struct config *cfg;
-	struct keytab kt;		/* the current generation's keys */
+	struct keyset kt;		/* the current generation's keys */
 	uint32_t generation;
 	struct child *children;
 	size_t nchildren, cap;
@@ -96,8 +96,8 @@ static int send_keys(struct keyholder *k)
 	for (size_t i = 0; i < k->kt.n; i++) {
 		const struct key_public *kp = &k->kt.pub[i];
 		struct ipc_key_public m = { .generation = k->generation, .index = (uint32_t)i,
-			.max_signatures_per_second = kp->rate.rate, .nonce = (uint8_t)kp->nonce,
-			.verify_after_sign = (uint8_t)kp->verify_after_sign,
+			.max_signatures_per_second = kp->max_signatures_per_second,
+			.nonce = (uint8_t)kp->nonce, .verify_after_sign = (uint8_t)kp->verify_after_sign,
 			.purpose = (uint8_t)kp->purpose, .name_len = (uint8_t)strlen(kp->name),
 			.allow = kp->allow };
 
@@ -182,7 +182,7 @@ static int restart_signer(struct keyholder *k, const uint8_t *body)
 }
 
 /* The index of the audit key (config "audit.key", purpose audit) in kt, or -1. */
-static int audit_key(const struct config *cfg, const struct keytab *kt)
+static int audit_key(const struct config *cfg, const struct keyset *kt)
 {
 	for (size_t i = 0; cfg->audit.key != NULL && i < kt->n; i++)
 		if (strcmp(kt->pub[i].name, cfg->audit.key) == 0 &&
@@ -216,7 +216,7 @@ static int audit_seal(struct keyholder *k, const uint8_t *body)
 }
 
 /* A reload keeps the audit key: the open records and checkpoints of a chain name one key. */
-static int audit_key_kept(const struct keyholder *k, const struct keytab *kt)
+static int audit_key_kept(const struct keyholder *k, const struct keyset *kt)
 {
 	int old = audit_key(k->cfg, &k->kt), now = audit_key(k->cfg, kt);
 
@@ -226,13 +226,13 @@ static int audit_key_kept(const struct keyholder *k, const struct keytab *kt)
 }
 
 /* The configuration's key set, read and checked as at start-up. 0, or -1 with err set. */
-static int load_again(const struct keyholder *k, struct config *cfg, struct keytab *kt,
+static int load_again(const struct keyholder *k, struct config *cfg, struct keyset *kt,
 	char *err, size_t errlen)
 {
 	if (config_load(k->cfg->path, cfg, err, errlen) != 0 ||
-	    keys_load(cfg, kt, err, errlen) != 0)
+	    keyset_load(cfg, kt, err, errlen) != 0)
 		return -1;
-	if (keys_lock(kt) != 0) {
+	if (keyset_lock(kt) != 0) {
 		snprintf(err, errlen, "cannot lock the keys in memory: %s", strerror(errno));
 		return -1;
 	}
@@ -250,16 +250,16 @@ static int load_again(const struct keyholder *k, struct config *cfg, struct keyt
 static int reload(struct keyholder *k, const uint8_t *body)
 {
 	struct config cfg;
-	struct keytab kt = { 0 };
+	struct keyset kt = { 0 };
 	char err[IPC_TEXT_MAX];
 	int r = 0;
 
 	if (load_again(k, &cfg, &kt, err, sizeof(err)) != 0) {
-		keys_free(&kt);
+		keyset_free(&kt);
 		config_free(&cfg);
 		return send_msg(k, IPC_RELOAD_FAILED, err, strlen(err), -1);
 	}
-	keys_free(&k->kt);
+	keyset_free(&k->kt);
 	k->kt = kt;
 	k->generation++;
 	r = send_keys(k);
@@ -384,15 +384,15 @@ void keyholder_main(int fd, struct config *cfg, const struct proc_user *user)
 	char now[AUDIT_TIME_LEN];
 	int r = -1;
 
-	if (keys_load(cfg, &k.kt, err, sizeof(err)) != 0) {
+	if (keyset_load(cfg, &k.kt, err, sizeof(err)) != 0) {
 		log_error("%s", err);
 		goto out;
 	}
-	if (keys_lock(&k.kt) != 0) {
+	if (keyset_lock(&k.kt) != 0) {
 		log_error("keyholder: cannot lock the keys in memory: %s", strerror(errno));
 		goto out;
 	}
-	if (keys_read_dirs(cfg, &dirs) != 0) {
+	if (keyset_read_paths(cfg, &dirs) != 0) {
 		log_error("keyholder: out of memory");
 		goto out;
 	}
@@ -413,7 +413,7 @@ void keyholder_main(int fd, struct config *cfg, const struct proc_user *user)
 			goto out;
 	r = serve(&k);
 out:
-	keys_free(&k.kt);
+	keyset_free(&k.kt);
 	if (dirs != NULL) {
 		for (size_t i = 0; dirs[i] != NULL; i++)
 			free(dirs[i]);

@@ -7,7 +7,7 @@
 
 /*
  * The key-holder role, forked by the parent (proc_fork, a SOCK_SEQPACKET channel on fd) before
- * any key is read. It loads and checks every key of cfg (keys.h), sends the parent the public
+ * any key is read. It loads and checks every key of cfg (keyset.h), sends the parent the public
  * half of each (IPC_KEY_PUBLIC, then IPC_KEYS_READY), drops to `user` and into its sandbox,
  * forks cfg->workers signers with the keys (signer.h) and hands the parent its end of each
  * signer's socketpair (IPC_SIGNER_FD, SCM_RIGHTS). Then it serves the parent: a signer that

@@ -29,12 +29,13 @@
 #include "config.h"
 #include "ipc.h"
 #include "keyholder.h"
-#include "keys.h"
+#include "keytab.h"
 #include "listen.h"
 #include "log.h"
 #include "notify.h"
 #include "pool.h"
 #include "proc.h"
+#include "reply.h"
 #include "request.h"
 #include "selftest.h"
 #include "server.h"
@@ -46,13 +47,16 @@
 struct parent {
 	struct config cfg;
 	struct keytab kt;		/* public keys of the generation in use */
+	struct key_usage *usage;	/* and their rate limits and counts (CONFIG_KEYS_MAX) */
 	struct keytab next;		/* a generation being started (reload), while it starts */
 	uint32_t next_gen;
 	struct keytab prev;		/* the one before, while its signers may still answer */
 	uint32_t prev_gen;
 	struct listener_socket ls;
 	struct pool pool;
-	struct server srv;
+	struct server *srv;
+	struct replies *replies;	/* the audit gate */
+	struct requests *requests;
 	struct audit audit;
 	struct event_base *base;
 	struct chan kh;			/* the key-holder's channel */
@@ -75,9 +79,9 @@ static void fail(struct parent *d, const char *why)
 static void status_text(const struct parent *d, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%s%llu requests served, %u/%u signers alive, %llu replaced, "
-	    "%llu resent", d->srv.stopping ? "stopping; " : "",
+	    "%llu resent", server_stopping(d->srv) ? "stopping; " : "",
 	    d->audit.failing ? "audit failing; " : "",
-	    (unsigned long long)d->srv.stats.requests, d->pool.alive, d->pool.want,
+	    (unsigned long long)replies_requests(d->replies), d->pool.alive, d->pool.want,
 	    (unsigned long long)d->pool.stats.replaced, (unsigned long long)d->pool.stats.resent);
 }
 
@@ -108,7 +112,7 @@ static void stop_cb(evutil_socket_t sig, short what, void *arg)
 	struct parent *d = arg;
 
 	notify_stopping();
-	server_stop(&d->srv);
+	server_stop(d->srv);
 }
 
 /* Sends the key-holder one message; 0 or -1 (then the daemon stops: healing needs it). */
@@ -132,7 +136,7 @@ static void hup_cb(evutil_socket_t sig, short what, void *arg)
 
 	if (d->ready)
 		audit_reopen(&d->audit);
-	if (!d->ready || d->reloading || d->srv.stopping) {
+	if (!d->ready || d->reloading || server_stopping(d->srv)) {
 		log_info("reload: %s; ignored", d->reloading ? "one is under way" : "not serving");
 		return;
 	}
@@ -182,7 +186,7 @@ static void audit_written_cb(void *arg, uint64_t ok_through, uint64_t tried_thro
 {
 	struct parent *d = arg;
 
-	server_audit_written(&d->srv, ok_through, tried_through);
+	replies_audit_written(d->replies, ok_through, tried_through);
 }
 
 /* The audit log's first record, once the audit key's public half is known. */
@@ -194,7 +198,7 @@ static int start_audit(struct parent *d)
 	int k = -1;
 
 	if (d->cfg.audit.key != NULL && proto_key_name(&sel, d->cfg.audit.key) == 0)
-		k = keys_find(&d->kt, &sel);
+		k = keytab_find(&d->kt, &sel);
 	if (d->cfg.audit.key != NULL && k < 0) {
 		log_error("audit: the key-holder sent no audit key %s", d->cfg.audit.key);
 		return -1;
@@ -208,11 +212,12 @@ static void ready_cb(void *arg, uint32_t gen)
 {
 	struct parent *d = arg;
 	struct timeval tv = { .tv_sec = STATUS_EVERY_MS / 1000 };
-	keys_free(&d->prev);
+	keytab_free(&d->prev);
 	d->prev = d->kt;
 	d->prev_gen = d->pool.generation;
 	d->kt = d->next;
 	memset(&d->next, 0, sizeof(d->next));
+	key_usage_reset(d->usage, &d->kt);
 	pool_switch(&d->pool, gen);
 	if (d->ready) {
 		d->reloading = 0;
@@ -225,7 +230,7 @@ static void ready_cb(void *arg, uint32_t gen)
 		fail(d, "cannot start the audit log");
 		return;
 	}
-	if (server_accept(&d->srv) != 0) {
+	if (server_accept(d->srv) != 0) {
 		fail(d, "cannot accept connections");
 		return;
 	}
@@ -276,7 +281,7 @@ static int remap_cb(void *arg, uint32_t from, uint32_t key, uint32_t to)
 	if (from != d->prev_gen || to != d->pool.generation || key >= d->prev.n)
 		return -1;
 	memcpy(sel.id, d->prev.pub[key].id, sizeof(sel.id));
-	return keys_find(&d->kt, &sel);
+	return keytab_find(&d->kt, &sel);
 }
 
 static const struct pool_callbacks pool_cbs = {
@@ -299,7 +304,7 @@ static int on_key_public(struct parent *d, const uint8_t *body, size_t len, int 
 	memcpy(&m, body, sizeof(m));
 	/* The first key of a new key set: 1 at start, the one after the set in use on reload. */
 	if (d->next.pub == NULL) {
-		if (m.generation != d->pool.generation + 1 || keys_alloc(&d->next, CONFIG_KEYS_MAX, 0) != 0)
+		if (m.generation != d->pool.generation + 1 || keytab_alloc(&d->next, CONFIG_KEYS_MAX) != 0)
 			return -1;
 		d->next.n = 0;
 		d->next_gen = m.generation;
@@ -314,7 +319,7 @@ static int on_key_public(struct parent *d, const uint8_t *body, size_t len, int 
 	ck = (struct config_key){ .name = name, .nonce = (enum p256_nonce)m.nonce,
 		.verify_after_sign = m.verify_after_sign, .purpose = (enum policy_purpose)m.purpose,
 		.allow = m.allow, .max_signatures_per_second = m.max_signatures_per_second };
-	if (keys_set_public(&d->next.pub[d->next.n], &ck, m.point) != 0)
+	if (keytab_set_public(&d->next.pub[d->next.n], &ck, m.point) != 0)
 		return -1;
 	d->next.n++;
 	return 0;
@@ -368,7 +373,7 @@ static int on_audit_sealed(struct parent *d, const uint8_t *body, size_t len, in
 static int on_reload_failed(struct parent *d, const uint8_t *body, size_t len, int *fd)
 {
 	log_error("reload refused, the keys in use stay: %.*s", (int)len, (const char *)body);
-	keys_free(&d->next);
+	keytab_free(&d->next);
 	d->next_gen = 0;
 	d->reloading = 0;
 	notify_ready(d->status);
@@ -532,6 +537,31 @@ static const char *dir_of(const char *path, char buf[PATH_MAX])
 	return dirname(buf);
 }
 
+/* The layers that answer clients: the audit gate, requests, and the transport on the listening
+ * socket (which it owns from now). 0 or -1 (logged). */
+static int serve_clients(struct parent *d)
+{
+	struct server_callbacks cb = { .frame = request_handle, .frame_fault = request_frame_fault,
+		.refused = request_refused, .before_write = request_before_write };
+	int fd = d->ls.fd;
+
+	d->ls.fd = -1;
+	if ((d->usage = calloc(CONFIG_KEYS_MAX, sizeof(*d->usage))) == NULL ||
+	    (d->replies = replies_new(&d->audit, &d->kt, d->usage)) == NULL) {
+		close(fd);
+		log_error("out of memory");
+		return -1;
+	}
+	d->requests = requests_new(d->base, &(struct requests_deps){ .cfg = &d->cfg, .kt = &d->kt,
+		.usage = d->usage, .pool = &d->pool, .audit = &d->audit, .replies = d->replies });
+	if (d->requests == NULL) {
+		close(fd);
+		return -1;
+	}
+	cb.arg = d->requests;
+	return (d->srv = server_new(d->base, &d->cfg, fd, &cb)) == NULL ? -1 : 0;
+}
+
 static int start(struct parent *d, const char *path)
 {
 	char err[512], audit_dir[PATH_MAX], socket_dir[PATH_MAX];
@@ -570,12 +600,8 @@ static int start(struct parent *d, const char *path)
 		d->cfg.limits.worker_timeout_ms, &pool_cbs, d) != 0 ||
 	    start_keyholder(d, &signer_user) != 0)
 		return -1;
-	if (server_init(&d->srv, d->base, &d->cfg, &d->kt, &d->pool, &d->audit, d->ls.fd,
-	    request_handle) != 0) {
-		d->ls.fd = -1;
+	if (serve_clients(d) != 0)
 		return -1;
-	}
-	d->ls.fd = -1;	/* the server owns it now */
 	if (warm_up() != 0) {
 		log_error("the parent's self-test failed");
 		return -1;
@@ -586,7 +612,7 @@ static int start(struct parent *d, const char *path)
 	paths.socket_dir = d->ls.activated ? NULL : dir_of(d->cfg.socket, socket_dir);
 	if (proc_drop(PROC_PARENT, &user, &paths) != 0)
 		return -1;
-	d->srv.daemon_uid = geteuid();	/* may use the keys that have no "allow" */
+	requests_start(d->requests, d->srv, geteuid());	/* may use keys with no "allow" */
 	if (user.set)
 		log_info("running as user %s (uid %u, gid %u)", user.name, (unsigned)user.uid,
 		    (unsigned)user.gid);
@@ -638,7 +664,8 @@ static void finish(struct parent *d)
 	block_stop_signals();
 	if (d->base != NULL) {
 		pool_cancel(&d->pool, PROTO_E_SHUTTING_DOWN);
-		server_free(&d->srv);
+		replies_drop_held(d->replies);	/* for connections that go now */
+		server_free(d->srv);
 		audit_stop(&d->audit);	/* the last records, and the stop checkpoint awaited */
 	}
 	audit_free(&d->audit);
@@ -653,9 +680,12 @@ static void finish(struct parent *d)
 			event_free(evs[i]);
 	if (d->base != NULL)
 		event_base_free(d->base);
-	keys_free(&d->kt);
-	keys_free(&d->next);
-	keys_free(&d->prev);
+	requests_free(d->requests);
+	replies_free(d->replies);
+	free(d->usage);
+	keytab_free(&d->kt);
+	keytab_free(&d->next);
+	keytab_free(&d->prev);
 	config_free(&d->cfg);
 }
 
@@ -668,12 +698,12 @@ int parent_main(const char *config_path)
 	d.audit.fd = -1;
 	if (start(&d, config_path) != 0)
 		d.failed = 1;
-	else if (busypoll_loop(d.base, d.cfg.busy_poll_us, &d.srv.activity) != 0) {
+	else if (busypoll_loop(d.base, d.cfg.busy_poll_us, server_activity(d.srv)) != 0) {
 		log_error("event loop failed");
 		d.failed = 1;
 	}
 	if (!d.failed)
-		log_info("stopped after %llu requests", (unsigned long long)d.srv.stats.requests);
+		log_info("stopped after %llu requests", (unsigned long long)replies_requests(d.replies));
 	finish(&d);
 	return d.failed ? 1 : 0;
 }

@@ -579,3 +579,19 @@ void pool_close(struct pool *p)
 	free(p->backlog);
 	memset(p, 0, sizeof(*p));
 }
+
+int pool_status_add(const struct pool *p, json_t *status)
+{
+	/* "workers": the signers, named as in the configuration. */
+	if (json_object_set_new(status, "workers", json_integer(p->want)) != 0 ||
+	    json_object_set_new(status, "workers_alive", json_integer(p->alive)) != 0 ||
+	    json_object_set_new(status, "workers_replaced",
+		json_integer((json_int_t)p->stats.replaced)) != 0 ||
+	    json_object_set_new(status, "workers_hung", json_integer((json_int_t)p->stats.hung)) != 0 ||
+	    json_object_set_new(status, "requests_resent",
+		json_integer((json_int_t)p->stats.resent)) != 0 ||
+	    json_object_set_new(status, "key_set", json_integer((json_int_t)p->generation)) != 0 ||
+	    json_object_set_new(status, "at_workers", json_integer((json_int_t)p->inflight)) != 0)
+		return -1;
+	return 0;
+}

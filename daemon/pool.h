@@ -2,6 +2,7 @@
 #ifndef P256SIGND_POOL_H
 #define P256SIGND_POOL_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -110,6 +111,11 @@ void pool_expire(struct pool *p, unsigned timeout_ms);
 
 /* Answers every signing request still in flight with `error` (at exit, when the stop timed out). */
 void pool_cancel(struct pool *p, uint16_t error);
+
+/* Adds the signers' part of STATUS: workers (the configured number of signer processes),
+ * workers_alive, workers_replaced, workers_hung, requests_resent, key_set and at_workers (the
+ * signing requests out at signers). 0 or -1 (out of memory). */
+int pool_status_add(const struct pool *p, json_t *status);
 
 /* Closes every channel (signers exit at end of file) and frees p. */
 void pool_close(struct pool *p);

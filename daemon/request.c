@@ -1,22 +1,30 @@
 /* SPDX-License-Identifier: ISC */
 /* Every request's path through the parent (request.h). */
-#include "hex.h"
 #include "request.h"
 
+#include <event2/event.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
-#include "keyfile.h"
+#include "hex.h"
 #include "log.h"
 #include "ratelimit.h"
 #include "sha256.h"
 
+struct requests {
+	struct requests_deps d;
+	struct server *srv;
+	struct event *expire_ev;	/* request timeouts */
+	uid_t daemon_uid;		/* the parent's own uid: may use keys without an "allow" */
+	uint64_t started_ms;		/* CLOCK_MONOTONIC */
+};
+
 /* A request handed to a signer, until its answer comes back. The key is named by copy: a
  * reload may replace the key table meanwhile. */
 struct signing {
-	struct server *srv;
+	struct requests *rq;
 	struct conn *conn;
 	uint32_t id;
 	uint8_t type;
@@ -36,30 +44,31 @@ static void success_header(struct proto_response *resp, const struct reply_to *t
 	resp->h.id = to->id;
 }
 
-static int allowed(const struct server *s, const struct conn *c, const struct key_public *kp,
+static int allowed(const struct requests *rq, const struct conn *c, const struct key_public *kp,
 	enum policy_op op)
 {
 	struct policy_peer peer = server_conn_policy_peer(c);
 
-	return policy_allows(s->daemon_uid, &peer, &kp->allow, kp->purpose, op);
+	return policy_allows(rq->daemon_uid, &peer, &kp->allow, kp->purpose, op);
 }
 
 /* The key a request names, for op, with the reply's log name set; -1 after replying
  * unknown-key, or denied when the peer may not do op with it. */
-static int find_key(struct server *s, struct reply_to *to, const struct proto_key *sel,
+static int find_key(struct requests *rq, struct reply_to *to, const struct proto_key *sel,
 	enum policy_op op)
 {
-	int k = keys_find(s->kt, sel), e;
+	const struct keytab *kt = rq->d.kt;
+	int k = keytab_find(kt, sel), e;
 
 	if (k < 0) {
 		to->key = sel->kind == PROTO_KEY_NAME ? sel->name : NULL;
-		server_reply_error(s, to, PROTO_E_UNKNOWN_KEY);
+		reply_error(rq->d.replies, to, PROTO_E_UNKNOWN_KEY);
 		return -1;
 	}
-	to->key = s->kt->pub[k].name;
-	to->key_id = s->kt->pub[k].id;
-	if ((e = allowed(s, to->conn, &s->kt->pub[k], op)) != 0) {
-		server_reply_error(s, to, (uint16_t)e);
+	to->key = kt->pub[k].name;
+	to->key_id = kt->pub[k].id;
+	if ((e = allowed(rq, to->conn, &kt->pub[k], op)) != 0) {
+		reply_error(rq->d.replies, to, (uint16_t)e);
 		return -1;
 	}
 	return k;
@@ -67,54 +76,54 @@ static int find_key(struct server *s, struct reply_to *to, const struct proto_ke
 
 /* Whether the peer went over the key's max_signatures_per_second (the key set's in use: a reload
  * brings the configuration's new limits, with full buckets). */
-static int over_rate(struct server *s, const struct conn *c, int key)
+static int over_rate(struct requests *rq, const struct conn *c, int key)
 {
-	return ratelimit_take(&s->kt->pub[key].rate, server_conn_peer(c)->uid,
+	return ratelimit_take(&rq->d.usage[key].rate, server_conn_peer(c)->uid,
 	    clock_now_us()) != 0;
 }
 
 /* Hands a signing request to a signer: a digest, or (tls not NULL) a handshake's parts. The
  * answer arrives in request_signed. */
-static void sign_request(struct server *s, const struct reply_to *to, int key, uint8_t format,
-	const uint8_t digest[P256_DIGEST_LEN], const struct proto_tls *tls)
+static void sign_request(struct requests *rq, const struct reply_to *to, int key,
+	uint8_t format, const uint8_t digest[P256_DIGEST_LEN], const struct proto_tls *tls)
 {
-	const struct key_public *kp = &s->kt->pub[key];
+	const struct key_public *kp = &rq->d.kt->pub[key];
 	struct signing *g = NULL;
 	int r;
 
 	/* Fail closed: nothing is signed while its record could not be written. */
-	if (!audit_available(s->audit)) {
-		server_reply_error(s, to, PROTO_E_AUDIT_UNAVAILABLE);
+	if (!audit_available(rq->d.audit)) {
+		reply_error(rq->d.replies, to, PROTO_E_AUDIT_UNAVAILABLE);
 		return;
 	}
-	if (over_rate(s, to->conn, key) || server_request_hold(s, to->conn) != 0) {
-		server_reply_error(s, to, PROTO_E_OVERLOADED);
+	if (over_rate(rq, to->conn, key) || server_conn_hold(to->conn) != 0) {
+		reply_error(rq->d.replies, to, PROTO_E_OVERLOADED);
 		return;
 	}
 	if ((g = malloc(sizeof(*g))) == NULL) {
-		server_reply_error(s, to, PROTO_E_INTERNAL);
-		server_request_done(s, to->conn);
+		reply_error(rq->d.replies, to, PROTO_E_INTERNAL);
+		server_conn_release(to->conn);
 		return;
 	}
-	*g = (struct signing){ .srv = s, .conn = to->conn, .id = to->id, .type = to->type,
+	*g = (struct signing){ .rq = rq, .conn = to->conn, .id = to->id, .type = to->type,
 		.format = format, .start_us = to->start_us, .has_subject = to->subject != NULL };
 	if (to->subject != NULL)
 		g->subject = *to->subject;
 	memcpy(g->key_name, kp->name, sizeof(g->key_name));
 	memcpy(g->key_id, kp->id, sizeof(g->key_id));
-	r = tls != NULL ? pool_sign_tls(s->pool, (uint32_t)key, tls, g) :
-	    pool_sign(s->pool, (uint32_t)key, digest, g);
+	r = tls != NULL ? pool_sign_tls(rq->d.pool, (uint32_t)key, tls, g) :
+	    pool_sign(rq->d.pool, (uint32_t)key, digest, g);
 	if (r != 0) {
 		free(g);
-		server_reply_error(s, to, (uint16_t)-r);
-		server_request_done(s, to->conn);
+		reply_error(rq->d.replies, to, (uint16_t)-r);
+		server_conn_release(to->conn);
 	}
 }
 
 void request_signed(void *ctx, uint16_t error, const uint8_t sig[P256_SIG_LEN], int from_pool)
 {
 	struct signing *g = ctx;
-	struct server *s = g->srv;
+	struct replies *replies = g->rq->d.replies;
 	struct reply_to to = { .conn = g->conn, .id = g->id, .type = g->type, .key = g->key_name,
 		.key_id = g->key_id, .subject = g->has_subject ? &g->subject : NULL,
 		.start_us = g->start_us, .from_pool = from_pool };
@@ -128,55 +137,55 @@ void request_signed(void *ctx, uint16_t error, const uint8_t sig[P256_SIG_LEN], 
 	} else if (error == 0 && p256_sig_to_der(sig, resp.sig, &resp.sig_len) != 0)
 		error = PROTO_E_INTERNAL;
 	if (error != 0)
-		server_reply_error(s, &to, error);
+		reply_error(replies, &to, error);
 	else
-		server_reply(s, &to, &resp);	/* counted as released when it is (server.c) */
-	server_request_done(s, g->conn);
+		reply_send(replies, &to, &resp);	/* counted as released when it is (reply.c) */
+	server_conn_release(g->conn);
 	free(g);
 }
 
 /* SIGN and SIGN_MESSAGE: the digest, or the message's, is subject->hash (request_subject). */
-static void handle_sign(struct server *s, struct reply_to *to, const struct proto_request *req,
+static void handle_sign(struct requests *rq, struct reply_to *to, const struct proto_request *req,
 	const struct audit_subject *subject)
 {
 	int k;
 
-	if ((k = find_key(s, to, &req->key, POLICY_SIGN)) < 0)
+	if ((k = find_key(rq, to, &req->key, POLICY_SIGN)) < 0)
 		return;
-	sign_request(s, to, k, req->format, subject->hash, NULL);
+	sign_request(rq, to, k, req->format, subject->hash, NULL);
 }
 
 /* SIGN_TLS: the server's or the client's side, as the key's purpose must allow. */
-static void handle_sign_tls(struct server *s, struct reply_to *to, const struct proto_request *req)
+static void handle_sign_tls(struct requests *rq, struct reply_to *to, const struct proto_request *req)
 {
 	enum policy_op op = req->tls.side == PROTO_TLS_CLIENT ? POLICY_SIGN_TLS_CLIENT :
 	    POLICY_SIGN_TLS_SERVER;
 	int k;
 
-	if ((k = find_key(s, to, &req->key, op)) < 0)
+	if ((k = find_key(rq, to, &req->key, op)) < 0)
 		return;
-	sign_request(s, to, k, req->format, NULL, &req->tls);
+	sign_request(rq, to, k, req->format, NULL, &req->tls);
 }
 
-static void handle_pubkey(struct server *s, struct reply_to *to, const struct proto_request *req)
+static void handle_pubkey(struct requests *rq, struct reply_to *to, const struct proto_request *req)
 {
 	struct proto_response resp;
 	const struct key_public *kp;
 	int k;
 
-	if ((k = find_key(s, to, &req->key, POLICY_SEE)) < 0)
+	if ((k = find_key(rq, to, &req->key, POLICY_SEE)) < 0)
 		return;
-	kp = &s->kt->pub[k];
+	kp = &rq->d.kt->pub[k];
 	success_header(&resp, to);
 	memcpy(resp.key_id, kp->id, sizeof(resp.key_id));
 	memcpy(resp.point, kp->point, sizeof(resp.point));
 	memcpy(resp.spki, kp->spki, sizeof(resp.spki));
-	server_reply(s, to, &resp);
+	reply_send(rq->d.replies, to, &resp);
 }
 
 /* The public point of a VERIFY: its explicit point (kind 3, or kind 4 decompressed) or a key's.
  * -1 after replying bad-point, unknown-key or denied. */
-static int verify_point(struct server *s, struct reply_to *to, const struct proto_request *req,
+static int verify_point(struct requests *rq, struct reply_to *to, const struct proto_request *req,
 	uint8_t point[P256_POINT_LEN])
 {
 	int k, r;
@@ -190,13 +199,13 @@ static int verify_point(struct server *s, struct reply_to *to, const struct prot
 		r = p256_point_decompress(req->key.point, point);
 		break;
 	default:
-		if ((k = find_key(s, to, &req->key, POLICY_SEE)) < 0)
+		if ((k = find_key(rq, to, &req->key, POLICY_SEE)) < 0)
 			return -1;
-		memcpy(point, s->kt->pub[k].point, P256_POINT_LEN);
+		memcpy(point, rq->d.kt->pub[k].point, P256_POINT_LEN);
 		return 0;
 	}
 	if (r != 0) {
-		server_reply_error(s, to, PROTO_E_BAD_POINT);
+		reply_error(rq->d.replies, to, PROTO_E_BAD_POINT);
 		return -1;
 	}
 	return 0;
@@ -207,30 +216,30 @@ static int verify_point(struct server *s, struct reply_to *to, const struct prot
  * out of the processes that hold private keys is worth ~65 us of the event loop per request.
  * A strict-DER INTEGER of 2^256 or more is out of [1, n-1] like r = n: not valid, not an error.
  */
-static void handle_verify(struct server *s, struct reply_to *to, const struct proto_request *req)
+static void handle_verify(struct requests *rq, struct reply_to *to, const struct proto_request *req)
 {
 	struct proto_response resp;
 	uint8_t point[P256_POINT_LEN], sig[P256_SIG_LEN];
 	int r = 0;
 
-	if (verify_point(s, to, req, point) != 0)
+	if (verify_point(rq, to, req, point) != 0)
 		return;
 	if (req->format == PROTO_FORMAT_RAW)
 		memcpy(sig, req->sig, sizeof(sig));
 	else if ((r = p256_sig_from_der(req->sig, req->sig_len, sig)) != 0 &&
 	    r != P256_ERR_SIG_RANGE) {
-		server_reply_error(s, to, PROTO_E_BAD_SIGNATURE);
+		reply_error(rq->d.replies, to, PROTO_E_BAD_SIGNATURE);
 		return;
 	}
 	if (r == 0)
 		r = p256_verify(point, P256_POINT_LEN, req->digest, sig, 0);
 	if (r != 0 && r != P256_ERR_SIG_INVALID && r != P256_ERR_SIG_RANGE) {
-		server_reply_error(s, to, r == P256_ERR_POINT ? PROTO_E_BAD_POINT : PROTO_E_INTERNAL);
+		reply_error(rq->d.replies, to, r == P256_ERR_POINT ? PROTO_E_BAD_POINT : PROTO_E_INTERNAL);
 		return;
 	}
 	success_header(&resp, to);
 	resp.valid = r == 0;
-	server_reply(s, to, &resp);
+	reply_send(rq->d.replies, to, &resp);
 }
 
 /* A key's "allow" as ids (names are resolved when the configuration is read): for root. */
@@ -251,26 +260,27 @@ static json_t *allow_json(const struct policy_acl *acl)
 }
 
 /* The keys the peer may see; root sees every key, and who may use each. */
-static json_t *list_keys_json(const struct server *s, const struct conn *c)
+static json_t *list_keys_json(const struct requests *rq, const struct conn *c)
 {
 	json_t *keys = json_array();
 	int root = server_conn_peer(c)->uid == 0;
 
-	for (size_t i = 0; keys != NULL && i < s->kt->n; i++) {
-		const struct key_public *kp = &s->kt->pub[i];
+	for (size_t i = 0; keys != NULL && i < rq->d.kt->n; i++) {
+		const struct key_public *kp = &rq->d.kt->pub[i];
+		const struct key_usage *use = &rq->d.usage[i];
 		char point[2 * P256_POINT_LEN + 1];
 		json_t *k;
 
-		if (allowed(s, c, kp, POLICY_SEE) != 0)
+		if (allowed(rq, c, kp, POLICY_SEE) != 0)
 			continue;
 		hex_encode(kp->point, sizeof(kp->point), point);
 		k = json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:I, s:I}",
 		    "name", kp->name, "key_id", kp->id_hex, "public_key", point,
-		    "nonce", keys_nonce_name(kp->nonce),
+		    "nonce", keytab_nonce_name(kp->nonce),
 		    "verify_after_sign", kp->verify_after_sign,
 		    "purpose", policy_purpose_name(kp->purpose),
-		    "signatures", (json_int_t)kp->signatures,
-		    "precomputed_signatures", (json_int_t)kp->precomputed_signatures);
+		    "signatures", (json_int_t)use->signatures,
+		    "precomputed_signatures", (json_int_t)use->precomputed_signatures);
 		if (k == NULL || (root && json_object_set_new(k, "allow", allow_json(&kp->allow)) != 0) ||
 		    json_array_append_new(keys, k) != 0) {
 			json_decref(keys);
@@ -280,55 +290,37 @@ static json_t *list_keys_json(const struct server *s, const struct conn *c)
 	return keys == NULL ? NULL : json_pack("{s:o}", "keys", keys);
 }
 
-static json_t *status_json(const struct server *s)
+/* STATUS: each module adds its own part. */
+static json_t *status_json(const struct requests *rq)
 {
-	json_t *errors = json_object();
+	json_t *st = json_pack("{s:s, s:I, s:I, s:I}", "version", P256SIGN_VERSION,
+	    "uptime_s", (json_int_t)((clock_now_us() / 1000 - rq->started_ms) / 1000),
+	    "max_frame_bytes", (json_int_t)rq->d.cfg->limits.max_frame_bytes,
+	    "log_lines_dropped", (json_int_t)log_dropped());
 
-	for (uint16_t e = 1; errors != NULL && e <= PROTO_E_MAX; e++) {
-		if (json_object_set_new(errors, proto_error_tag(e),
-			json_integer((json_int_t)s->stats.errors[e])) != 0) {
-			json_decref(errors);
-			return NULL;
-		}
-	}
-	if (errors == NULL)
+	if (st == NULL || pool_status_add(rq->d.pool, st) != 0 ||
+	    server_status_add(rq->srv, st) != 0 || replies_status_add(rq->d.replies, st) != 0 ||
+	    json_object_set_new(st, "audit", audit_status_json(rq->d.audit)) != 0) {
+		json_decref(st);
 		return NULL;
-	/* "workers": the signers, named as in the configuration. */
-	return json_pack("{s:s, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-	    "s:I, s:b, s:I, s:o, s:I, s:o}",
-	    "version", P256SIGN_VERSION,
-	    "uptime_s", (json_int_t)((clock_now_us() / 1000 - s->stats.started_ms) / 1000),
-	    "workers", (int)s->pool->want, "workers_alive", (int)s->pool->alive,
-	    "workers_replaced", (json_int_t)s->pool->stats.replaced,
-	    "workers_hung", (json_int_t)s->pool->stats.hung,
-	    "requests_resent", (json_int_t)s->pool->stats.resent,
-	    "key_set", (json_int_t)s->pool->generation,
-	    "connections", (json_int_t)s->nconns,
-	    "connections_total", (json_int_t)s->stats.connections,
-	    "requests", (json_int_t)s->stats.requests,
-	    "signatures", (json_int_t)s->stats.signatures,
-	    "precomputed_signatures", (json_int_t)s->stats.precomputed_signatures,
-	    "inflight", (json_int_t)s->inflight,
-	    "at_workers", (json_int_t)s->pool->inflight,
-	    "stopping", s->stopping,
-	    "max_frame_bytes", (json_int_t)s->cfg->limits.max_frame_bytes, "errors", errors,
-	    "log_lines_dropped", (json_int_t)log_dropped(), "audit", audit_status_json(s->audit));
+	}
+	return st;
 }
 
-static void handle_json(struct server *s, struct reply_to *to, json_t *doc)
+static void handle_json(struct requests *rq, struct reply_to *to, json_t *doc)
 {
 	struct proto_response resp;
 	char *text;
 
 	if (doc == NULL || (text = json_dumps(doc, JSON_COMPACT)) == NULL) {
 		json_decref(doc);
-		server_reply_error(s, to, PROTO_E_INTERNAL);
+		reply_error(rq->d.replies, to, PROTO_E_INTERNAL);
 		return;
 	}
 	success_header(&resp, to);
 	resp.json = text;
 	resp.json_len = strlen(text);
-	server_reply(s, to, &resp);
+	reply_send(rq->d.replies, to, &resp);
 	free(text);
 	json_decref(doc);
 }
@@ -369,9 +361,10 @@ static int request_subject(const struct proto_request *req, struct audit_subject
 	}
 }
 
-void request_handle(struct server *s, struct conn *c, const uint8_t *frame, size_t len,
+void request_handle(void *arg, struct conn *c, const uint8_t *frame, size_t len,
 	uint64_t start_us)
 {
+	struct requests *rq = arg;
 	struct proto_request req;
 	struct reply_to to = { .conn = c, .start_us = start_us };
 	struct proto_response resp;
@@ -381,46 +374,109 @@ void request_handle(struct server *s, struct conn *c, const uint8_t *frame, size
 	to.id = req.h.id;
 	to.type = req.h.type;
 	if (r == 0 && request_subject(&req, &subject) != 0) {
-		server_reply_error(s, &to, PROTO_E_INTERNAL);
+		reply_error(rq->d.replies, &to, PROTO_E_INTERNAL);
 		return;
 	}
 	if (r == 0 && subject.kind != AUDIT_SUBJECT_NONE)
 		to.subject = &subject;
 	if (r != 0) {
-		server_reply_error(s, &to, (uint16_t)-r);
+		reply_error(rq->d.replies, &to, (uint16_t)-r);
 		return;
 	}
 	/* PING and STATUS still answer while stopping, so that a client can watch the stop. */
-	if (s->stopping && req.h.type != PROTO_PING && req.h.type != PROTO_STATUS) {
-		server_reply_error(s, &to, PROTO_E_SHUTTING_DOWN);
+	if (server_stopping(rq->srv) && req.h.type != PROTO_PING && req.h.type != PROTO_STATUS) {
+		reply_error(rq->d.replies, &to, PROTO_E_SHUTTING_DOWN);
 		return;
 	}
 	switch (req.h.type) {
 	case PROTO_PING:
 		success_header(&resp, &to);
-		server_reply(s, &to, &resp);
+		reply_send(rq->d.replies, &to, &resp);
 		break;
 	case PROTO_SIGN:
 	case PROTO_SIGN_MESSAGE:
-		handle_sign(s, &to, &req, &subject);
+		handle_sign(rq, &to, &req, &subject);
 		break;
 	case PROTO_SIGN_TLS:
-		handle_sign_tls(s, &to, &req);
+		handle_sign_tls(rq, &to, &req);
 		break;
 	case PROTO_PUBKEY:
-		handle_pubkey(s, &to, &req);
+		handle_pubkey(rq, &to, &req);
 		break;
 	case PROTO_VERIFY:
-		handle_verify(s, &to, &req);
+		handle_verify(rq, &to, &req);
 		break;
 	case PROTO_LIST_KEYS:
-		handle_json(s, &to, list_keys_json(s, c));
+		handle_json(rq, &to, list_keys_json(rq, c));
 		break;
 	case PROTO_STATUS:
-		handle_json(s, &to, status_json(s));
+		handle_json(rq, &to, status_json(rq));
 		break;
 	default:
-		server_reply_error(s, &to, PROTO_E_UNKNOWN_TYPE);
+		reply_error(rq->d.replies, &to, PROTO_E_UNKNOWN_TYPE);
 		break;
 	}
+}
+
+void request_frame_fault(void *arg, struct conn *c, uint16_t code, uint64_t start_us)
+{
+	struct requests *rq = arg;
+	const struct reply_to to = { .conn = c, .type = 0, .start_us = start_us };
+
+	reply_error(rq->d.replies, &to, code);
+}
+
+void request_refused(void *arg)
+{
+	struct requests *rq = arg;
+
+	replies_count_refusal(rq->d.replies);
+}
+
+void request_before_write(void *arg)
+{
+	struct requests *rq = arg;
+
+	replies_before_write(rq->d.replies);
+}
+
+static void expire_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct requests *rq = arg;
+
+	pool_expire(rq->d.pool, rq->d.cfg->limits.request_timeout_ms);
+}
+
+struct requests *requests_new(struct event_base *base, const struct requests_deps *deps)
+{
+	/* Timeouts are checked a few times per period, so a request is answered at most 25 %
+	 * after its deadline. */
+	unsigned quarter = deps->cfg->limits.request_timeout_ms / 4, ms = quarter ? quarter : 1;
+	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
+	struct requests *rq = calloc(1, sizeof(*rq));
+
+	if (rq == NULL || (rq->expire_ev = event_new(base, -1, EV_PERSIST, expire_cb, rq)) == NULL ||
+	    event_add(rq->expire_ev, &tv) != 0) {
+		log_error("cannot set up the request timeouts");
+		requests_free(rq);
+		return NULL;
+	}
+	rq->d = *deps;
+	rq->started_ms = clock_now_us() / 1000;
+	return rq;
+}
+
+void requests_start(struct requests *rq, struct server *srv, uid_t daemon_uid)
+{
+	rq->srv = srv;
+	rq->daemon_uid = daemon_uid;
+}
+
+void requests_free(struct requests *rq)
+{
+	if (rq == NULL)
+		return;
+	if (rq->expire_ev != NULL)
+		event_free(rq->expire_ev);
+	free(rq);
 }

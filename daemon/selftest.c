@@ -41,7 +41,7 @@ int selftest_public(void)
 	return memcmp(digest, kat_digest, sizeof(digest)) == 0 ? 0 : P256_ERR_INTERNAL;
 }
 
-int selftest_run(const struct keytab *kt, uint8_t kat_sig[P256_SIG_LEN])
+int selftest_run(const struct keyset *kt, uint8_t kat_sig[P256_SIG_LEN])
 {
 	uint8_t pub[P256_POINT_LEN], sig[P256_SIG_LEN];
 	int r = P256_ERR_INTERNAL;

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "keys.h"
+#include "keyset.h"
 
 /*
  * The start-up self-test each signer passes before the daemon reports READY: the RFC 6979 A.2.5
@@ -14,7 +14,7 @@
  */
 
 /* Runs the test in a signer; writes the known-answer signature r||s to kat_sig. 0 or an error. */
-int selftest_run(const struct keytab *kt, uint8_t kat_sig[P256_SIG_LEN]);
+int selftest_run(const struct keyset *kt, uint8_t kat_sig[P256_SIG_LEN]);
 
 /*
  * The parent's part: the known answer verified under the RFC key's public point, and SHA-256 of

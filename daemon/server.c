@@ -8,12 +8,13 @@
 #include <event2/listener.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <unistd.h>
 
 #include "chan.h"
 #include "clock.h"
 #include "log.h"
-#include "peer.h"
+#include "proto.h"
 
 #define READ_MAX 16384			/* bytes per read from a client */
 #define OUTPUT_HIGH 65536		/* stop taking requests while more replies are unread */
@@ -43,21 +44,23 @@ struct conn {
 	TAILQ_ENTRY(conn) flush_link;
 };
 
-/* A signature reply held until its audit record is written (audit_holds), with what is needed to
- * answer audit-unavailable instead when it is not. */
-struct held {
-	struct conn *conn;
-	uint64_t ticket;		/* its record's (audit.h) */
-	uint32_t id;
-	uint8_t type;
-	char key[PROTO_NAME_MAX + 1];
-	uint8_t key_id[P256_KEY_ID_LEN];
-	struct audit_subject subject;
-	int has_subject;
-	uint64_t start_us;
-	int from_pool;
-	size_t len;
-	uint8_t bytes[PROTO_LEN_PREFIX + PROTO_HEADER_LEN + 8 + PROTO_SIG_MAX];
+struct server {
+	struct event_base *base;
+	struct server_callbacks cb;
+	const struct config *cfg;
+	struct evconnlistener *listener;
+	struct event *stop_ev;		/* bounds the orderly stop */
+	struct event *retry_ev;		/* resumes accepting after running out of descriptors */
+	struct event *flush_ev;		/* writes queued replies at the end of a loop turn */
+	struct event *refusal_ev;	/* the once-a-second summary of refused connections */
+	uint64_t refused[2];		/* since then: over max_connections, over the per-uid limit */
+	TAILQ_HEAD(, conn) conns;
+	TAILQ_HEAD(, conn) to_flush;
+	unsigned nconns;
+	uint64_t connections;		/* accepted in all */
+	size_t inflight;		/* over all connections */
+	int stopping;
+	uint64_t activity;		/* client bytes read and replies queued (busypoll.h) */
 };
 
 static struct timeval ms_tv(unsigned ms)
@@ -127,12 +130,17 @@ static void conn_update_timer(struct conn *c)
 	}
 }
 
-int server_request_hold(struct server *s, struct conn *c)
+void server_conn_keep(struct conn *c)
 {
-	if (c->inflight >= s->cfg->limits.max_inflight_per_connection)
-		return -1;
 	c->inflight++;
-	s->inflight++;
+	c->srv->inflight++;
+}
+
+int server_conn_hold(struct conn *c)
+{
+	if (c->inflight >= c->srv->cfg->limits.max_inflight_per_connection)
+		return -1;
+	server_conn_keep(c);
 	return 0;
 }
 
@@ -147,8 +155,25 @@ struct policy_peer server_conn_policy_peer(const struct conn *c)
 		.ngroups = c->ngroups };
 }
 
-void server_request_done(struct server *s, struct conn *c)
+const struct peer_identity *server_conn_identity(const struct conn *c)
 {
+	return &c->identity;
+}
+
+unsigned long server_conn_number(const struct conn *c)
+{
+	return c->number;
+}
+
+int server_conn_open(const struct conn *c)
+{
+	return c->ch.fd >= 0;
+}
+
+void server_conn_release(struct conn *c)
+{
+	struct server *s = c->srv;
+
 	c->inflight--;
 	s->inflight--;
 	if (c->ch.fd < 0 && c->inflight == 0 && !c->busy)
@@ -168,7 +193,7 @@ static void conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 /* Queues c for the flush at the end of this loop turn. */
-static void conn_queue(struct conn *c)
+void server_conn_wake(struct conn *c)
 {
 	struct server *s = c->srv;
 
@@ -181,15 +206,33 @@ static void conn_queue(struct conn *c)
 	TAILQ_INSERT_TAIL(&s->to_flush, c, flush_link);
 }
 
-/* After an error that ends the connection: stop reading, close once the reply is written. */
-static void conn_close_after_write(struct conn *c)
+void server_conn_close_after_write(struct conn *c)
 {
 	c->closing = 1;
 	chan_pause(&c->ch);
 	if (evbuffer_get_length(c->ch.out) == 0)
 		conn_close(c);
 	else
-		conn_queue(c);
+		server_conn_wake(c);
+}
+
+int server_conn_send(struct conn *c, const uint8_t *bytes, size_t len)
+{
+	if (c->ch.fd < 0)
+		return 0;
+	c->srv->activity++;
+	if (evbuffer_add(c->ch.out, bytes, len) != 0) {
+		log_error("conn %lu: out of memory", c->number);
+		conn_close(c);
+		return -1;
+	}
+	server_conn_wake(c);
+	return 0;
+}
+
+void server_conn_close(struct conn *c)
+{
+	conn_close(c);
 }
 
 static void conn_process(struct conn *c);
@@ -227,8 +270,7 @@ static void flush_cb(evutil_socket_t fd, short what, void *arg)
 	struct server *s = arg;
 	struct conn *c;
 
-	audit_flush(s->audit);
-	audit_flush(s->audit);
+	s->cb.before_write(s->cb.arg);
 	while ((c = TAILQ_FIRST(&s->to_flush)) != NULL) {
 		TAILQ_REMOVE(&s->to_flush, c, flush_link);
 		c->queued = 0;
@@ -243,7 +285,7 @@ static void conn_write_cb(evutil_socket_t fd, short what, void *arg)
 	/* The socket drained: what is queued for it may include replies of this turn, whose records
 	 * go first. Releasing held replies cannot free c meanwhile. */
 	c->busy = 1;
-	audit_flush(c->srv->audit);
+	c->srv->cb.before_write(c->srv->cb.arg);
 	c->busy = 0;
 	if (c->ch.fd < 0) {
 		if (c->inflight == 0)
@@ -291,11 +333,9 @@ static void conn_take_frames(struct conn *c)
 		if (r == 0 && len > s->cfg->limits.max_frame_bytes)
 			r = -PROTO_E_FRAME_TOO_LARGE;
 		if (r != 0) {
-			struct reply_to to = { .conn = c, .type = 0, .start_us = clock_now_us() };
-
-			server_reply_error(s, &to, (uint16_t)-r);
+			s->cb.frame_fault(s->cb.arg, c, (uint16_t)-r, clock_now_us());
 			if (c->ch.fd >= 0)
-				conn_close_after_write(c);
+				server_conn_close_after_write(c);
 			break;
 		}
 		if (have - PROTO_LEN_PREFIX < len)
@@ -306,14 +346,14 @@ static void conn_take_frames(struct conn *c)
 			return;
 		}
 		c->frame_timing = 0;	/* progress: a stalled frame is timed from here */
-		s->frame(s, c, frame + PROTO_LEN_PREFIX, len, clock_now_us());
+		s->cb.frame(s->cb.arg, c, frame + PROTO_LEN_PREFIX, len, clock_now_us());
 		if (c->ch.fd >= 0)
 			evbuffer_drain(c->ch.in, PROTO_LEN_PREFIX + len);
 	}
 	if (c->ch.fd < 0)
 		return;
 	if (c->inflight == 0 && (s->stopping || (c->eof && n < FRAMES_PER_TURN))) {
-		conn_close_after_write(c);
+		server_conn_close_after_write(c);
 		return;
 	}
 	/* Frames left over: come back after the connections already waiting had their turn. */
@@ -404,8 +444,7 @@ static void refused(struct server *s, int per_uid)
 {
 	struct timeval tv = ms_tv(REFUSAL_LOG_MS);
 
-	s->stats.requests++;
-	s->stats.errors[PROTO_E_TOO_MANY_CONNECTIONS]++;
+	s->cb.refused(s->cb.arg);
 	s->refused[per_uid]++;
 	if (!event_pending(s->refusal_ev, EV_TIMEOUT, NULL) && event_add(s->refusal_ev, &tv) != 0)
 		log_error("cannot arm the refusal log timer");
@@ -459,7 +498,7 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
 	if ((c->timer = evtimer_new(s->base, conn_timer_cb, c)) == NULL ||
 	    chan_open(&c->ch, s->base, fd, conn_read_cb, conn_write_cb, c) != 0)
 		goto fail;
-	c->number = ++s->stats.connections;
+	c->number = ++s->connections;
 	TAILQ_INSERT_TAIL(&s->conns, c, link);
 	s->nconns++;
 	conn_update_timer(c);
@@ -491,13 +530,6 @@ static void accept_error_cb(struct evconnlistener *l, void *arg)
 		log_error("cannot arm the accept retry timer: no new connections");
 }
 
-static void expire_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct server *s = arg;
-
-	pool_expire(s->pool, s->cfg->limits.request_timeout_ms);
-}
-
 static void stop_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct server *s = arg;
@@ -507,35 +539,16 @@ static void stop_cb(evutil_socket_t fd, short what, void *arg)
 	event_base_loopexit(s->base, NULL);
 }
 
-int server_init(struct server *s, struct event_base *base, const struct config *cfg,
-	struct keytab *kt, struct pool *pool, struct audit *audit, int fd, server_frame_fn frame)
+/* The server's events, or -1 (logged). */
+static int server_events(struct server *s, int fd)
 {
-	/* Timeouts are checked a few times per period, so a request is answered at most 25 %
-	 * after its deadline. */
-	unsigned every = cfg->limits.request_timeout_ms / 4 ? cfg->limits.request_timeout_ms / 4 : 1;
-	struct timeval tv = ms_tv(every);
-	struct peer_identity self;
-
-	memset(s, 0, sizeof(*s));
-	/* libsystemd finds the cgroup layout (statfs) on its first unit lookup and keeps it: done
-	 * now, before the sandbox, which allows reading /proc but not statfs. */
-	(void)peer_identity_take(getpid(), &self);
-	s->base = base;
-	s->frame = frame;
-	s->cfg = cfg;
-	s->kt = kt;
-	s->pool = pool;
-	s->audit = audit;
-	s->stats.started_ms = clock_now_us() / 1000;
-	TAILQ_INIT(&s->conns);
-	TAILQ_INIT(&s->to_flush);
 	/* accept runs until EAGAIN, so the socket (ours or systemd's) must not block. */
 	if (evutil_make_socket_nonblocking(fd) != 0) {
 		close(fd);
 		log_error("cannot make the listening socket non-blocking");
 		return -1;
 	}
-	s->listener = evconnlistener_new(base, accept_cb, s,
+	s->listener = evconnlistener_new(s->base, accept_cb, s,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_DISABLED, 0, fd);
 	if (s->listener == NULL) {
 		close(fd);
@@ -543,18 +556,42 @@ int server_init(struct server *s, struct event_base *base, const struct config *
 		return -1;
 	}
 	evconnlistener_set_error_cb(s->listener, accept_error_cb);
-	s->expire_ev = event_new(base, -1, EV_PERSIST, expire_cb, s);
-	s->stop_ev = evtimer_new(base, stop_cb, s);
-	s->retry_ev = evtimer_new(base, retry_cb, s);
-	s->flush_ev = evtimer_new(base, flush_cb, s);
-	s->refusal_ev = evtimer_new(base, refusal_cb, s);
-	if (s->expire_ev == NULL || s->stop_ev == NULL ||
-	    s->retry_ev == NULL || s->flush_ev == NULL || s->refusal_ev == NULL ||
-	    event_add(s->expire_ev, &tv) != 0 || log_attach(base) != 0) {
+	s->stop_ev = evtimer_new(s->base, stop_cb, s);
+	s->retry_ev = evtimer_new(s->base, retry_cb, s);
+	s->flush_ev = evtimer_new(s->base, flush_cb, s);
+	s->refusal_ev = evtimer_new(s->base, refusal_cb, s);
+	if (s->stop_ev == NULL || s->retry_ev == NULL || s->flush_ev == NULL ||
+	    s->refusal_ev == NULL || log_attach(s->base) != 0) {
 		log_error("cannot create timers");
 		return -1;
 	}
 	return 0;
+}
+
+struct server *server_new(struct event_base *base, const struct config *cfg, int fd,
+	const struct server_callbacks *cb)
+{
+	struct server *s = calloc(1, sizeof(*s));
+	struct peer_identity self;
+
+	if (s == NULL) {
+		close(fd);
+		log_error("out of memory");
+		return NULL;
+	}
+	/* libsystemd finds the cgroup layout (statfs) on its first unit lookup and keeps it: done
+	 * now, before the sandbox, which allows reading /proc but not statfs. */
+	(void)peer_identity_take(getpid(), &self);
+	s->base = base;
+	s->cb = *cb;
+	s->cfg = cfg;
+	TAILQ_INIT(&s->conns);
+	TAILQ_INIT(&s->to_flush);
+	if (server_events(s, fd) != 0) {
+		server_free(s);
+		return NULL;
+	}
+	return s;
 }
 
 int server_accept(struct server *s)
@@ -585,7 +622,7 @@ void server_stop(struct server *s)
 		next = TAILQ_NEXT(c, link);
 		event_del(c->timer);
 		if (c->inflight == 0)
-			conn_close_after_write(c);
+			server_conn_close_after_write(c);
 	}
 	maybe_finish_stop(s);
 }
@@ -594,12 +631,12 @@ void server_free(struct server *s)
 {
 	struct conn *c;
 
+	if (s == NULL)
+		return;
 	while ((c = TAILQ_FIRST(&s->conns)) != NULL)
 		conn_close(c);
 	if (s->listener != NULL)
 		evconnlistener_free(s->listener);
-	if (s->expire_ev != NULL)
-		event_free(s->expire_ev);
 	if (s->stop_ev != NULL)
 		event_free(s->stop_ev);
 	if (s->retry_ev != NULL)
@@ -610,177 +647,26 @@ void server_free(struct server *s)
 		event_free(s->refusal_ev);
 	log_flush();
 	log_detach();
-	free(s->held);	/* the connections they were for are gone */
-	s->held = NULL;
-	s->nheld = 0;
+	free(s);
 }
 
-/* The reply's audit record: its ticket, or 0 when it could not be made. */
-static uint64_t record(struct server *s, const struct reply_to *to,
-	const struct proto_response *resp)
+int server_stopping(const struct server *s)
 {
-	const char *op = proto_type_name(to->type);
-	int error = resp->h.type == PROTO_ERROR;
-	struct audit_request r = {
-		.peer = &to->conn->peer, .conn = to->conn->number, .id = to->id,
-		.op = strcmp(op, "unknown") == 0 ? "frame" : op,
-		.key = to->key_id != NULL ? to->key : NULL, .key_id = to->key_id,
-		.subject = to->subject, .error = error ? resp->error : 0,
-		.sig = !error && resp->sig_len > 0 ? resp->sig : NULL, .sig_len = resp->sig_len,
-		.us = clock_now_us() - to->start_us,
-		.comm = to->conn->identity.comm[0] != '\0' ? to->conn->identity.comm : NULL,
-		.unit = to->conn->identity.unit[0] != '\0' ? to->conn->identity.unit : NULL,
-	};
-
-	return audit_request(s->audit, &r);
+	return s->stopping;
 }
 
-/* A signature released: counted for STATUS and the key's LIST_KEYS entry, and apart when it was
- * made with a nonce from the key's pool. */
-static void count_signature(struct server *s, const uint8_t key_id[P256_KEY_ID_LEN],
-	int from_pool)
+const uint64_t *server_activity(const struct server *s)
 {
-	struct proto_key sel = { .kind = PROTO_KEY_ID };
-	int k;
-
-	memcpy(sel.id, key_id, sizeof(sel.id));
-	if ((k = keys_find(s->kt, &sel)) >= 0) {
-		s->kt->pub[k].signatures++;
-		s->kt->pub[k].precomputed_signatures += from_pool != 0;
-	}
-	s->stats.signatures++;
-	s->stats.precomputed_signatures += from_pool != 0;
+	return &s->activity;
 }
 
-static void reply_instead(struct server *s, const struct reply_to *to, uint16_t code);
-
-/* Keeps an encoded signature reply until its record is written; 0, or -1 when it cannot. The
- * connection stays allocated meanwhile, and the stop waits for it, as for a request in flight. */
-static int hold(struct server *s, const struct reply_to *to, uint64_t ticket,
-	const uint8_t *bytes, size_t len)
+int server_status_add(const struct server *s, json_t *status)
 {
-	struct held *h;
-
-	if (ticket == 0 || to->key_id == NULL || len > sizeof(h->bytes))
+	if (json_object_set_new(status, "connections", json_integer((json_int_t)s->nconns)) != 0 ||
+	    json_object_set_new(status, "connections_total",
+		json_integer((json_int_t)s->connections)) != 0 ||
+	    json_object_set_new(status, "inflight", json_integer((json_int_t)s->inflight)) != 0 ||
+	    json_object_set_new(status, "stopping", json_boolean(s->stopping)) != 0)
 		return -1;
-	if (s->nheld == s->held_cap) {
-		size_t cap = s->held_cap ? 2 * s->held_cap : 64;
-
-		if ((h = realloc(s->held, cap * sizeof(*h))) == NULL)
-			return -1;
-		s->held = h;
-		s->held_cap = cap;
-	}
-	h = &s->held[s->nheld++];
-	*h = (struct held){ .conn = to->conn, .ticket = ticket, .id = to->id, .type = to->type,
-		.has_subject = to->subject != NULL, .start_us = to->start_us,
-		.from_pool = to->from_pool, .len = len };
-	snprintf(h->key, sizeof(h->key), "%s", to->key);
-	memcpy(h->key_id, to->key_id, sizeof(h->key_id));
-	if (to->subject != NULL)
-		h->subject = *to->subject;
-	memcpy(h->bytes, bytes, len);
-	to->conn->inflight++;
-	s->inflight++;
-	conn_queue(to->conn);	/* the flush at the end of the turn writes its record */
 	return 0;
-}
-
-/* A held reply whose record was written goes out; one whose record was not is answered
- * audit-unavailable instead (a reply, and its own record, in place of the first). */
-static void release(struct server *s, struct held *h, int written)
-{
-	struct conn *c = h->conn;
-	struct reply_to to = { .conn = c, .id = h->id, .type = h->type, .key = h->key,
-		.key_id = h->key_id, .subject = h->has_subject ? &h->subject : NULL,
-		.start_us = h->start_us };
-
-	if (!written)
-		reply_instead(s, &to, PROTO_E_AUDIT_UNAVAILABLE);
-	else if (c->ch.fd >= 0 && evbuffer_add(c->ch.out, h->bytes, h->len) != 0) {
-		log_error("conn %lu: out of memory", c->number);
-		conn_close(c);
-	} else {
-		count_signature(s, h->key_id, h->from_pool);
-		conn_queue(c);
-	}
-	server_request_done(s, c);
-}
-
-void server_audit_written(void *arg, uint64_t ok_through, uint64_t tried_through)
-{
-	struct server *s = arg;
-	size_t keep = 0;
-
-	/* Replies made here are never held (errors), so the list does not grow meanwhile. */
-	for (size_t i = 0; i < s->nheld; i++) {
-		struct held h = s->held[i];
-
-		if (h.ticket > tried_through)
-			s->held[keep++] = h;
-		else
-			release(s, &h, h.ticket <= ok_through);
-	}
-	s->nheld = keep;
-}
-
-/* Answers a request (counted by the caller), audited; a signature is held while the audit
- * holds replies until their record is written. */
-static void answer(struct server *s, const struct reply_to *to, const struct proto_response *resp)
-{
-	static uint8_t buf[PROTO_LEN_PREFIX + PROTO_FRAME_MAX];
-	struct conn *c = to->conn;
-	int signature = resp->h.type != PROTO_ERROR && resp->sig_len > 0;
-	uint64_t ticket;
-	size_t len;
-
-	s->activity++;
-	if (resp->h.type == PROTO_ERROR && resp->error <= PROTO_E_MAX)
-		s->stats.errors[resp->error]++;
-	ticket = record(s, to, resp);
-	if (c->ch.fd < 0)
-		return;
-	if (proto_encode_response(resp, buf, sizeof(buf), &len) != 0) {
-		log_error("conn %lu: cannot encode a reply", c->number);
-		conn_close(c);
-		return;
-	}
-	if (signature && audit_holds(s->audit)) {
-		if (hold(s, to, ticket, buf, len) != 0)
-			reply_instead(s, to, PROTO_E_AUDIT_UNAVAILABLE);
-		return;
-	}
-	if (evbuffer_add(c->ch.out, buf, len) != 0) {
-		log_error("conn %lu: out of memory", c->number);
-		conn_close(c);
-		return;
-	}
-	if (signature && to->key_id != NULL)
-		count_signature(s, to->key_id, to->from_pool);
-	if (resp->h.type == PROTO_ERROR && proto_error_closes(resp->error))
-		conn_close_after_write(c);
-	else
-		conn_queue(c);
-}
-
-/* Answers the error code, uncounted: also what a signature that cannot go out without its
- * record is answered with instead, the same request, so it is not counted again. */
-static void reply_instead(struct server *s, const struct reply_to *to, uint16_t code)
-{
-	struct proto_response resp;
-
-	proto_error_response(&resp, to->id, code);
-	answer(s, to, &resp);
-}
-
-void server_reply(struct server *s, const struct reply_to *to, const struct proto_response *resp)
-{
-	s->stats.requests++;
-	answer(s, to, resp);
-}
-
-void server_reply_error(struct server *s, const struct reply_to *to, uint16_t code)
-{
-	s->stats.requests++;
-	reply_instead(s, to, code);
 }

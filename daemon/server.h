@@ -2,133 +2,117 @@
 #ifndef P256SIGND_SERVER_H
 #define P256SIGND_SERVER_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/queue.h>
 #include <sys/socket.h>
 
-#include "audit.h"
 #include "config.h"
-#include "keys.h"
+#include "peer.h"
 #include "policy.h"
-#include "pool.h"
-#include "proto.h"
 
 /*
- * The parent's transport: the listening socket, client connections and their frames, limits and
- * timeouts, replies with their audit records, and the orderly stop. Each complete frame goes to the
- * frame callback given to server_init (request_handle, request.h: the one function every request
- * passes through); the request layer answers through server_reply. A connection is opaque to it.
+ * The parent's client transport: the listening socket, client connections and their frames,
+ * per-connection limits and timeouts, the end-of-turn write of replies, and the orderly stop.
+ * Each complete frame goes to the frame callback (request_handle, request.h); replies come back
+ * through server_conn_send (from the audit gate, reply.h), and are written at the end of the loop
+ * turn, after the before_write callback (which writes the turn's audit records). What a request
+ * is and what a reply says is not this module's business.
  */
 
 struct event_base;
-struct event;
-struct evconnlistener;
 struct conn;
 struct server;
 
-/* Takes one frame (len bytes after the length prefix) of c, taken at start_us. */
-typedef void (*server_frame_fn)(struct server *s, struct conn *c, const uint8_t *frame,
-	size_t len, uint64_t start_us);
-
-struct server_stats {
-	uint64_t started_ms;		/* CLOCK_MONOTONIC */
-	uint64_t requests;		/* replies sent, errors included */
-	uint64_t signatures;		/* signatures released */
-	uint64_t precomputed_signatures; /* of those, signed with a nonce from a key's pool */
-	uint64_t errors[PROTO_E_MAX + 1];
-	uint64_t connections;		/* accepted in all */
-};
-
-struct server {
-	struct event_base *base;
-	server_frame_fn frame;
-	const struct config *cfg;
-	struct keytab *kt;
-	struct pool *pool;
-	struct evconnlistener *listener;
-	struct event *expire_ev;	/* request timeouts */
-	struct event *stop_ev;		/* bounds the orderly stop */
-	struct event *retry_ev;		/* resumes accepting after running out of descriptors */
-	struct event *flush_ev;		/* writes queued replies at the end of a loop turn */
-	struct event *refusal_ev;	/* the once-a-second summary of refused connections */
-	uint64_t refused[2];		/* since then: over max_connections, over the per-uid limit */
-	uid_t daemon_uid;		/* the parent's own uid: may use keys without an "allow" */
-	struct audit *audit;
-	struct held *held;		/* signature replies waiting for their record to be written */
-	size_t nheld, held_cap;
-	TAILQ_HEAD(, conn) conns;
-	TAILQ_HEAD(, conn) to_flush;
-	unsigned nconns;
-	size_t inflight;		/* over all connections */
-	int stopping;
-	uint64_t activity;		/* client bytes read and replies queued (busypoll.h) */
-	struct server_stats stats;
-};
-
-/* Who a reply goes to and what its audit record says about the request. */
-struct reply_to {
-	struct conn *conn;
-	uint32_t id;
-	uint8_t type;			/* the request's type; 0 for a frame without a readable one */
-	const char *key;		/* the name of the key it selects, or NULL when there is none */
-	const uint8_t *key_id;		/* that key's id, or NULL */
-	const struct audit_subject *subject;	/* what it asked to sign, or NULL */
-	uint64_t start_us;		/* when the frame was taken, CLOCK_MONOTONIC */
-	int from_pool;			/* a signature made with a nonce from the key's pool */
+struct server_callbacks {
+	/* Takes one frame (len bytes after the length prefix) of c, taken at start_us. */
+	void (*frame)(void *arg, struct conn *c, const uint8_t *frame, size_t len,
+		uint64_t start_us);
+	/* A frame that cannot be taken: its length prefix is malformed or over max_frame_bytes
+	 * (code, a PROTO_E_*). The layer above answers it; the connection closes once that is
+	 * written, its body never read. */
+	void (*frame_fault)(void *arg, struct conn *c, uint16_t code, uint64_t start_us);
+	/* A connection was refused at accept (over max_connections or max_connections_per_uid):
+	 * it was answered too-many-connections and closed. */
+	void (*refused)(void *arg);
+	/* Before the turn's replies are written (record first, then release). */
+	void (*before_write)(void *arg);
+	void *arg;
 };
 
 /*
- * Sets up the server on base around a listening socket fd (already listening; the server owns it
- * from now on); every frame goes to `frame`. Accepting starts with server_accept. Returns 0 or
- * -1 (logged).
+ * A server on base around a listening socket fd (already listening; the server owns it from now
+ * on, also after a failure), with the limits of cfg (which outlives it). Accepting starts with
+ * server_accept. NULL (logged) when it cannot be set up.
  */
-int server_init(struct server *s, struct event_base *base, const struct config *cfg,
-	struct keytab *kt, struct pool *pool, struct audit *audit, int fd, server_frame_fn frame);
+struct server *server_new(struct event_base *base, const struct config *cfg, int fd,
+	const struct server_callbacks *cb);
 
-/* The audit's `written` callback (audit.h): releases the signatures whose record was written,
- * and answers audit-unavailable for those whose record was not. */
-void server_audit_written(void *arg, uint64_t ok_through, uint64_t tried_through);
-
-/* Starts accepting connections (after the workers passed their self-test). */
+/* Starts accepting connections (after the signers passed their self-test). 0 or -1 (logged). */
 int server_accept(struct server *s);
 
 /*
- * The orderly stop: stops accepting, answers new requests with shutting-down, waits for the
+ * The orderly stop: stops accepting (new connections are no longer taken from the socket), lets
+ * the layer above answer new requests with shutting-down (server_stopping), waits for the
  * requests in flight and their replies to be written, then ends the event loop; at most
  * limits.shutdown_timeout_ms.
  */
 void server_stop(struct server *s);
 
-/* Closes every connection and frees what server_init made. */
+/* 1 once server_stop was called. */
+int server_stopping(const struct server *s);
+
+/* Closes every connection and frees the server (NULL: nothing). */
 void server_free(struct server *s);
 
-/*
- * Records the reply in the audit log, encodes and queues it (unless the connection is gone), and
- * counts it; an error that ends the connection closes it once written. Replies leave at the end
- * of the loop turn, after the audit records of the turn were written; a signature, when the
- * audit fails closed, is held until its own record is written, and replaced by audit-unavailable
- * when it could not be.
- */
-void server_reply(struct server *s, const struct reply_to *to, const struct proto_response *resp);
+/* Client bytes read and replies queued so far, for busy polling (busypoll.h). */
+const uint64_t *server_activity(const struct server *s);
 
-/* server_reply of the standard ERROR response with code. */
-void server_reply_error(struct server *s, const struct reply_to *to, uint16_t code);
+/* Adds the transport's part of STATUS: connections, connections_total, inflight and stopping.
+ * 0 or -1 (out of memory). */
+int server_status_add(const struct server *s, json_t *status);
+
+/* ---- one connection, for the layers above ---------------------------------------------- */
 
 /*
- * A request of c goes to a signer: c stays allocated (if closed meanwhile) until the matching
- * server_request_done. Returns 0, or -1 when c already has max_inflight_per_connection out.
+ * A request of c goes to a signer: c stays allocated (if closed meanwhile), and the stop waits,
+ * until the matching server_conn_release. Returns 0, or -1 when c already has
+ * max_inflight_per_connection out.
  */
-int server_request_hold(struct server *s, struct conn *c);
+int server_conn_hold(struct conn *c);
 
-/* A request held by server_request_hold finished. */
-void server_request_done(struct server *s, struct conn *c);
+/* server_conn_hold without the per-connection limit: for a reply held by the audit gate. */
+void server_conn_keep(struct conn *c);
+
+/* What server_conn_hold or server_conn_keep took is done. */
+void server_conn_release(struct conn *c);
+
+/* Appends bytes to c's output, written at the end of the loop turn. A closed c takes nothing.
+ * 0, or -1 when out of memory (c is closed then). */
+int server_conn_send(struct conn *c, const uint8_t *bytes, size_t len);
+
+/* Puts c on the end-of-turn write without new output (before_write runs then). */
+void server_conn_wake(struct conn *c);
+
+/* After an error that ends the connection: stop reading, close once the output is written. */
+void server_conn_close_after_write(struct conn *c);
+
+/* Closes c's socket now (what is queued is dropped). */
+void server_conn_close(struct conn *c);
+
+/* 1 while c's socket is open. */
+int server_conn_open(const struct conn *c);
 
 /* The peer's credentials (SO_PEERCRED at accept). */
 const struct ucred *server_conn_peer(const struct conn *c);
 
-
 /* The peer as the access policy sees it: uid, gid and supplementary groups. */
 struct policy_peer server_conn_policy_peer(const struct conn *c);
+
+/* Its process name and unit, taken at accept (peer.h). */
+const struct peer_identity *server_conn_identity(const struct conn *c);
+
+/* Its number, counted from 1, for the log and the audit. */
+unsigned long server_conn_number(const struct conn *c);
 
 #endif

@@ -22,24 +22,24 @@
  * signed together before any of a chunk's answers is written (sign_chunk), so their handler gets
  * its signature ready made in `signed_`.
  */
-typedef int (*signer_handler)(const struct keytab *kt, const uint8_t *body,
+typedef int (*signer_handler)(const struct keyset *kt, const uint8_t *body,
 	const struct ipc_signature *signed_, struct ipc_signature *out);
 
-static int answer_sign(const struct keytab *kt, const uint8_t *body,
+static int answer_sign(const struct keyset *kt, const uint8_t *body,
 	const struct ipc_signature *signed_, struct ipc_signature *out)
 {
 	*out = *signed_;
 	return 0;
 }
 
-static int answer_selftest(const struct keytab *kt, const uint8_t *body,
+static int answer_selftest(const struct keyset *kt, const uint8_t *body,
 	const struct ipc_signature *signed_, struct ipc_signature *out)
 {
 	out->result = selftest_run(kt, out->sig);
 	return 0;
 }
 
-static int answer_ping(const struct keytab *kt, const uint8_t *body,
+static int answer_ping(const struct keyset *kt, const uint8_t *body,
 	const struct ipc_signature *signed_, struct ipc_signature *out)
 {
 	return 0;
@@ -57,7 +57,7 @@ static const struct {
 };
 
 /* Answers one request into out; -1 when the message has no handler or the answer no room. */
-static int answer(const struct keytab *kt, const struct ipc_header *h, const uint8_t *body,
+static int answer(const struct keyset *kt, const struct ipc_header *h, const uint8_t *body,
 	const struct ipc_signature *signed_, uint8_t *out, size_t cap, size_t *len)
 {
 	struct ipc_signature s;
@@ -91,7 +91,7 @@ struct chunk {
  * parent checks too; this holds even if the parent is not ours). 1 when j is no signing request;
  * else 0 with *key set, or P256_ERR_INTERNAL (logged when the purpose refuses it).
  */
-static int request_digest(const struct keytab *kt, struct chunk *c, size_t j, uint32_t *key)
+static int request_digest(const struct keyset *kt, struct chunk *c, size_t j, uint32_t *key)
 {
 	struct ipc_sign sign;
 	struct ipc_sign_tls tls;
@@ -127,7 +127,7 @@ static int request_digest(const struct keytab *kt, struct chunk *c, size_t j, ui
  * are signed as one batch (p256_sign_batch), each in its key's nonce mode (precomputed: as
  * hedged) and, for a key with verify_after_sign, verified as p256_sign_checked does.
  */
-static void sign_chunk(const struct keytab *kt, struct p256_pool *const *pools, struct chunk *c)
+static void sign_chunk(const struct keyset *kt, struct p256_pool *const *pools, struct chunk *c)
 {
 	struct p256_batch_item items[IPC_ANSWERS_PER_WRITE];
 	size_t at[IPC_ANSWERS_PER_WRITE], n = 0;
@@ -211,7 +211,7 @@ static int next_chunk(const uint8_t *in, size_t have, size_t *off, size_t max, s
  * are answered in chunks that end where a write is due (every IPC_ANSWERS_PER_WRITE answers),
  * each chunk's SIGN requests signed as one batch.
  */
-static int serve(int fd, const struct keytab *kt, struct p256_pool **pools, unsigned poll_us)
+static int serve(int fd, const struct keyset *kt, struct p256_pool **pools, unsigned poll_us)
 {
 	/* Every request is at least a header long, which bounds the answers to one read. */
 	uint8_t in[IPC_BATCH * (sizeof(struct ipc_header) + sizeof(struct ipc_sign))];
@@ -301,7 +301,7 @@ int signer_refill_idle(int fd, struct p256_pool **pools, size_t n, uint64_t quie
 }
 
 /* A pool for every key whose nonce mode is precomputed (NULL for the others); 0 or -1 (logged). */
-static int pools_new(const struct keytab *kt, struct p256_pool ***out)
+static int pools_new(const struct keyset *kt, struct p256_pool ***out)
 {
 	struct p256_pool **pools = calloc(kt->n, sizeof(*pools));
 	int r;
@@ -323,14 +323,14 @@ static int pools_new(const struct keytab *kt, struct p256_pool ***out)
 	return 0;
 }
 
-static void pools_free(const struct keytab *kt, struct p256_pool **pools)
+static void pools_free(const struct keyset *kt, struct p256_pool **pools)
 {
 	for (size_t i = 0; pools != NULL && i < kt->n; i++)
 		p256_pool_free(pools[i]);
 	free(pools);
 }
 
-void signer_main(int fd, struct keytab *kt, unsigned poll_us)
+void signer_main(int fd, struct keyset *kt, unsigned poll_us)
 {
 	const struct proc_user same = { 0 };
 	struct p256_pool **pools = NULL;
@@ -344,7 +344,7 @@ void signer_main(int fd, struct keytab *kt, unsigned poll_us)
 		r = -1;
 		goto out;
 	}
-	if (keys_lock(kt) != 0) {
+	if (keyset_lock(kt) != 0) {
 		log_error("signer %d: cannot lock the keys in memory: %s", (int)getpid(),
 		    strerror(errno));
 		r = -1;
@@ -358,6 +358,6 @@ void signer_main(int fd, struct keytab *kt, unsigned poll_us)
 	r = serve(fd, kt, pools, poll_us);
 out:
 	pools_free(kt, pools);
-	keys_free(kt);
+	keyset_free(kt);
 	exit(r == 0 ? 0 : 1);
 }

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "keys.h"
+#include "keyset.h"
 
 /*
  * The signer role: the only processes that sign. Forked by the key-holder (proc_fork) with the
@@ -16,7 +16,7 @@
  * Never returns: exits 0 when the parent closes the channel (wiping the keys first), 1 on a
  * failed start, an I/O error or a message the table does not allow.
  */
-__attribute__((noreturn)) void signer_main(int fd, struct keytab *kt, unsigned poll_us);
+__attribute__((noreturn)) void signer_main(int fd, struct keyset *kt, unsigned poll_us);
 
 /*
  * Precomputed nonces: a key whose nonce mode is P256_NONCE_PRECOMPUTED gets a pool of

@@ -23,7 +23,7 @@
 #include "testutil.h"
 #include "clock.h"
 #include "ipc.h"
-#include "keys.h"
+#include "keyset.h"
 #include "signer.h"
 
 /* RFC 6979 A.2.5's private key and a second one (verify_after_sign); the signatures are checked
@@ -146,7 +146,7 @@ static pid_t start_signer(uint8_t d[NKEYS][P256_SCALAR_LEN], enum p256_nonce mod
 	if ((pid = fork()) < 0)
 		test_fatal("fork");
 	if (pid == 0) {
-		struct keytab kt;
+		struct keyset kt;
 
 		const struct config_key ck[NKEYS] = {
 			{ .name = "rfc6979", .nonce = mode0, .purpose = POLICY_PURPOSE_ANY },
@@ -154,9 +154,9 @@ static pid_t start_signer(uint8_t d[NKEYS][P256_SCALAR_LEN], enum p256_nonce mod
 			  .purpose = POLICY_PURPOSE_ANY },
 		};
 
-		if (keys_alloc(&kt, NKEYS, 1) != 0 ||
-		    keys_set_public(&kt.pub[0], &ck[0], point[0]) != 0 ||
-		    keys_set_public(&kt.pub[1], &ck[1], point[1]) != 0 ||
+		if (keyset_alloc(&kt, NKEYS) != 0 ||
+		    keytab_set_public(&kt.pub[0], &ck[0], point[0]) != 0 ||
+		    keytab_set_public(&kt.pub[1], &ck[1], point[1]) != 0 ||
 		    p256_key_init_untabled(&kt.priv[0], d[0]) != 0 ||
 		    p256_key_init(&kt.priv[1], d[1]) != 0)
 			_exit(3);

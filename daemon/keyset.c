@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: ISC */
-/* Building the key table from the configuration (keys.h). */
-#include "hex.h"
-#include "keys.h"
+/* Loading the key set from the configuration, the private half and the reload paths (keyset.h). */
+#include "keyset.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -28,34 +27,20 @@ static int resolve(const struct config *cfg, const char *file, char *out, size_t
 	else if (base != NULL && base[0] != '\0')
 		n = snprintf(out, cap, "%s/%s", base, file);
 	else {
-		if (snprintf(dir, sizeof(dir), "%s", cfg->path) >= (int)sizeof(dir))
+		if (snprintf(dir, sizeof(dir), "%s", cfg->path) >= (int)sizeof(dir)) {
+			errno = ENAMETOOLONG;
 			return -1;
+		}
 		n = snprintf(out, cap, "%s/%s", dirname(dir), file);
 	}
-	return n < 0 || (size_t)n >= cap ? -1 : 0;
-}
-
-int keys_set_public(struct key_public *kp, const struct config_key *ck,
-	const uint8_t point[P256_POINT_LEN])
-{
-	int r;
-
-	memset(kp, 0, sizeof(*kp));
-	snprintf(kp->name, sizeof(kp->name), "%s", ck->name);
-	memcpy(kp->point, point, sizeof(kp->point));
-	p256_spki(kp->point, kp->spki);
-	if ((r = p256_key_id(kp->point, kp->id)) != 0)
-		return r;
-	hex_encode(kp->id, sizeof(kp->id), kp->id_hex);
-	kp->nonce = ck->nonce;
-	kp->verify_after_sign = ck->verify_after_sign;
-	kp->purpose = ck->purpose;
-	kp->allow = ck->allow;
-	ratelimit_init(&kp->rate, ck->max_signatures_per_second);
+	if (n < 0 || (size_t)n >= cap) {
+		errno = ENAMETOOLONG;	/* what the refusal's message names */
+		return -1;
+	}
 	return 0;
 }
 
-int keys_read_dirs(const struct config *cfg, char ***dirs)
+int keyset_read_paths(const struct config *cfg, char ***paths)
 {
 	/* What getpwnam and getgrnam read for the names in "allow" (files: Debian's default). */
 	static const char *const accounts[] = { "/etc/nsswitch.conf", "/etc/passwd", "/etc/group" };
@@ -95,16 +80,16 @@ out:
 		free(d);
 		d = NULL;
 	}
-	*dirs = d;
+	*paths = d;
 	return r;
 }
 
-/* Loads key i of the configuration into both halves of the table. */
-static int load_one(const struct config *cfg, size_t i, struct keytab *kt, char *err,
+/* Loads key i of the configuration into both halves of the set. */
+static int load_one(const struct config *cfg, size_t i, struct keyset *ks, char *err,
 	size_t errlen)
 {
 	const struct config_key *ck = &cfg->keys[i];
-	struct key_public *kp = &kt->pub[i];
+	struct key_public *kp = &ks->pub[i];
 	struct keyfile_key kf = { 0 };
 	char path[PATH_MAX];
 	const char *what = ck->file;
@@ -117,8 +102,8 @@ static int load_one(const struct config *cfg, size_t i, struct keytab *kt, char 
 	if ((r = keyfile_load(path, &kf)) != 0)
 		goto out;
 	/* The verifier's table (150 KiB, 25 ms) only for a key that verifies every signature. */
-	r = ck->verify_after_sign ? p256_key_init(&kt->priv[i], kf.d) :
-	    p256_key_init_untabled(&kt->priv[i], kf.d);
+	r = ck->verify_after_sign ? p256_key_init(&ks->priv[i], kf.d) :
+	    p256_key_init_untabled(&ks->priv[i], kf.d);
 	if (r != 0)
 		goto out;
 	if (ck->certificate != NULL) {
@@ -130,7 +115,7 @@ static int load_one(const struct config *cfg, size_t i, struct keytab *kt, char 
 		if ((r = cert_check(path, kf.pub)) != 0)
 			goto out;
 	}
-	r = keys_set_public(kp, ck, kf.pub);
+	r = keytab_set_public(kp, ck, kf.pub);
 out:
 	if (r != 0)
 		snprintf(err, errlen, "keys[%zu] (%s): %s: %s: %s%s%s", i, ck->name, what,
@@ -149,46 +134,47 @@ static size_t priv_bytes(size_t n)
 	return (n * sizeof(struct p256_key) + page - 1) / page * page;
 }
 
-int keys_alloc(struct keytab *kt, size_t n, int with_private)
+int keyset_alloc(struct keyset *ks, size_t n)
 {
 	void *p;
 
-	memset(kt, 0, sizeof(*kt));
-	if (n == 0 || (kt->pub = calloc(n, sizeof(*kt->pub))) == NULL)
+	memset(ks, 0, sizeof(*ks));
+	if (n == 0 || (ks->pub = calloc(n, sizeof(*ks->pub))) == NULL)
 		return -1;
-	kt->n = n;
-	if (!with_private)
-		return 0;
+	ks->n = n;
 	p = mmap(NULL, priv_bytes(n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED || madvise(p, priv_bytes(n), MADV_DONTDUMP) != 0) {
 		if (p != MAP_FAILED)
 			munmap(p, priv_bytes(n));
-		free(kt->pub);
-		memset(kt, 0, sizeof(*kt));
+		free(ks->pub);
+		memset(ks, 0, sizeof(*ks));
 		return -1;
 	}
-	kt->priv = p;
+	ks->priv = p;
 	return 0;
 }
 
-int keys_lock(const struct keytab *kt)
+int keyset_lock(const struct keyset *ks)
 {
-	return mlock(kt->priv, priv_bytes(kt->n));
+	return mlock(ks->priv, priv_bytes(ks->n));
 }
 
-int keys_load(const struct config *cfg, struct keytab *kt, char *err, size_t errlen)
+int keyset_load(const struct config *cfg, struct keyset *ks, char *err, size_t errlen)
 {
-	if (keys_alloc(kt, cfg->nkeys, 1) != 0) {
+	const struct key_public *pub;
+
+	if (keyset_alloc(ks, cfg->nkeys) != 0) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	pub = ks->pub;
 	for (size_t i = 0; i < cfg->nkeys; i++) {
-		if (load_one(cfg, i, kt, err, errlen) != 0)
+		if (load_one(cfg, i, ks, err, errlen) != 0)
 			return -1;
 		for (size_t j = 0; j < i; j++) {
-			if (memcmp(kt->pub[j].id, kt->pub[i].id, P256_KEY_ID_LEN) == 0) {
+			if (memcmp(pub[j].id, pub[i].id, P256_KEY_ID_LEN) == 0) {
 				snprintf(err, errlen, "keys[%zu] (%s): the same key as keys[%zu] (%s)",
-				    i, kt->pub[i].name, j, kt->pub[j].name);
+				    i, pub[i].name, j, pub[j].name);
 				return -1;
 			}
 		}
@@ -196,38 +182,14 @@ int keys_load(const struct config *cfg, struct keytab *kt, char *err, size_t err
 	return 0;
 }
 
-void keys_forget_private(struct keytab *kt)
+void keyset_free(struct keyset *ks)
 {
-	if (kt->priv == NULL)
-		return;
-	for (size_t i = 0; i < kt->n; i++)
-		p256_key_clear(&kt->priv[i]);
-	explicit_bzero(kt->priv, kt->n * sizeof(*kt->priv));
-	munmap(kt->priv, priv_bytes(kt->n));
-	kt->priv = NULL;
-}
-
-void keys_free(struct keytab *kt)
-{
-	keys_forget_private(kt);
-	free(kt->pub);
-	memset(kt, 0, sizeof(*kt));
-}
-
-const char *keys_nonce_name(enum p256_nonce nonce)
-{
-	return nonce == P256_NONCE_DETERMINISTIC ? "deterministic" :
-	    nonce == P256_NONCE_PRECOMPUTED ? "precomputed" : "hedged";
-}
-
-int keys_find(const struct keytab *kt, const struct proto_key *sel)
-{
-	for (size_t i = 0; i < kt->n; i++) {
-		if (sel->kind == PROTO_KEY_NAME && strcmp(kt->pub[i].name, sel->name) == 0)
-			return (int)i;
-		if (sel->kind == PROTO_KEY_ID &&
-		    memcmp(kt->pub[i].id, sel->id, P256_KEY_ID_LEN) == 0)
-			return (int)i;
+	if (ks->priv != NULL) {
+		for (size_t i = 0; i < ks->n; i++)
+			p256_key_clear(&ks->priv[i]);
+		explicit_bzero(ks->priv, ks->n * sizeof(*ks->priv));
+		munmap(ks->priv, priv_bytes(ks->n));
 	}
-	return -1;
+	free(ks->pub);
+	memset(ks, 0, sizeof(*ks));
 }
