@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: ISC */
+/* An audit record's time by arithmetic, without gmtime_r (audit-time.h). */
 #include "audit-time.h"
 
 #include <stdint.h>

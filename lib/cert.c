@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: ISC */
+/* Certificates beside a key: parsed by OpenSSL, their point matched to the key (cert.h). */
 #include "cert.h"
 
 #include <openssl/bio.h>

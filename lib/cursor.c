@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: ISC */
+/* The bounds-checked cursor over untrusted bytes and the builder that mirrors it (cursor.h). */
 #include "cursor.h"
 
 #include <string.h>
@@ -114,6 +115,11 @@ int cursor_peek_u8(const struct cursor *c, uint8_t *v)
 	return cursor_get_u8(&copy, v);
 }
 
+int cursor_equal(const struct cursor *c, const void *p, size_t n)
+{
+	return cursor_left(c) == n && (n == 0 || memcmp(cursor_position(c), p, n) == 0);
+}
+
 /* A DER length: short form below 128, else 1-4 length bytes, minimal, no leading zero byte. */
 static int get_der_length(struct cursor *c, size_t *len)
 {
@@ -225,6 +231,24 @@ void builder_put_u32(struct builder *b, uint32_t v)
 	uint8_t be[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v };
 
 	builder_put_bytes(b, be, sizeof(be));
+}
+
+size_t builder_open_der(struct builder *b, uint8_t tag)
+{
+	builder_put_u8(b, tag);
+	builder_put_u8(b, 0);	/* the length, patched by builder_close_der */
+	return b->len;
+}
+
+void builder_close_der(struct builder *b, size_t at)
+{
+	if (b->err != 0)
+		return;
+	if (at < 2 || at > b->len || b->len - at > 127) {
+		b->err = P256_ERR_BUFFER;
+		return;
+	}
+	b->buf[at - 1] = (uint8_t)(b->len - at);
 }
 
 void builder_patch_u32(struct builder *b, size_t at, uint32_t v)

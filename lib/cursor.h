@@ -47,6 +47,10 @@ int cursor_get_u16_prefixed(struct cursor *c, struct cursor *sub);
 /* The tag of the next DER element without consuming it. */
 int cursor_peek_u8(const struct cursor *c, uint8_t *v);
 
+/* 1 when what is left of c is exactly the n bytes at p (BoringSSL's CBS_mem_equal), else 0;
+ * variable time: for public bytes such as OIDs. */
+int cursor_equal(const struct cursor *c, const void *p, size_t n);
+
 /*
  * One DER element with the single-byte tag `tag`: definite, minimally encoded length; its contents
  * become *contents. P256_ERR_DER_TAG if the tag differs, P256_ERR_DER_LENGTH for a length that is
@@ -76,6 +80,15 @@ void builder_put_u8(struct builder *b, uint8_t v);
 void builder_put_u16(struct builder *b, uint16_t v);
 void builder_put_u32(struct builder *b, uint32_t v);
 void builder_put_bytes(struct builder *b, const void *p, size_t n);
+
+/*
+ * A DER element as a child of b (BoringSSL's CBB_add_asn1): builder_open_der writes tag and a
+ * placeholder length and returns where the child starts; builder_close_der patches in the length
+ * of what was written since, in the short form (contents of at most 127 bytes: longer ones set
+ * the error, as this library builds nothing longer).
+ */
+size_t builder_open_der(struct builder *b, uint8_t tag);
+void builder_close_der(struct builder *b, size_t at);
 
 /* Writes a u32 at an earlier offset (a length known only later). */
 void builder_patch_u32(struct builder *b, size_t at, uint32_t v);

@@ -9,32 +9,28 @@
 /* An unsigned 32-byte big-endian value as a minimal DER INTEGER. */
 static void put_der_uint(struct builder *b, const uint8_t v[32])
 {
-	size_t skip = 0;
+	size_t skip = 0, at;
 
 	while (skip < 31 && v[skip] == 0)
 		skip++;
-	int pad = (v[skip] & 0x80) != 0;
-	builder_put_u8(b, 0x02);
-	builder_put_u8(b, (uint8_t)(32 - skip + pad));
-	if (pad)
-		builder_put_u8(b, 0);
+	at = builder_open_der(b, 0x02);
+	if (v[skip] & 0x80)
+		builder_put_u8(b, 0);	/* positive */
 	builder_put_bytes(b, v + skip, 32 - skip);
+	builder_close_der(b, at);
 }
 
 int p256_sig_to_der(const uint8_t sig[P256_SIG_LEN], uint8_t der[P256_SIG_DER_MAX], size_t *der_len)
 {
 	struct builder b;
-	int r;
+	size_t seq;
 
 	builder_init(&b, der, P256_SIG_DER_MAX);
-	builder_put_u8(&b, 0x30);
-	builder_put_u8(&b, 0); /* at most 70: short form, patched below */
+	seq = builder_open_der(&b, 0x30);	/* at most 70 bytes: the short form */
 	put_der_uint(&b, sig);
 	put_der_uint(&b, sig + 32);
-	if ((r = builder_finish(&b, der_len)) != 0)
-		return r;
-	der[1] = (uint8_t)(*der_len - 2);
-	return 0;
+	builder_close_der(&b, seq);
+	return builder_finish(&b, der_len);
 }
 
 /*

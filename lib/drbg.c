@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: ISC */
+/* RFC 6979 HMAC-DRBG nonces over HMAC-SHA-256, secrets wiped when done (drbg.h). */
 #include "drbg.h"
 
 #include <openssl/evp.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: ISC */
+/* Curve arithmetic through OpenSSL's named P-256 group (ec.h). */
 #include "ec.h"
 
 #include <openssl/obj_mac.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: ISC */
+/* Each lib/ refusal's stable tag and one-line message (errors.h). */
 #include "errors.h"
 
 struct err_text {

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: ISC */
+/* Hex text for public bytes, variable time (hex.h). */
 #include "hex.h"
 
 #include "errors.h"

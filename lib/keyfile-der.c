@@ -36,7 +36,7 @@ static int next_tag_is(const struct cursor *c, uint8_t tag)
 
 static int oid_is(const struct cursor *oid, const uint8_t *want, size_t want_len)
 {
-	return cursor_left(oid) == want_len && memcmp(oid->p, want, want_len) == 0;
+	return cursor_equal(oid, want, want_len);
 }
 
 /* A small INTEGER version; anything above 255 is P256_ERR_KEY_VERSION. */
@@ -85,7 +85,7 @@ static int get_public_key(struct cursor *c, uint8_t tag, struct der_key *out)
 		return P256_ERR_DER_BITSTRING;
 	if (out->npubs == DER_KEY_PUBS_MAX)
 		return P256_ERR_INTERNAL;
-	out->pubs[out->npubs] = bits.p;
+	out->pubs[out->npubs] = cursor_position(&bits);
 	out->pub_lens[out->npubs] = cursor_left(&bits);
 	out->npubs++;
 	return 0;

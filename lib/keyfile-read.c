@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: ISC */
+/* Reading a key file whole and bounded, wiped when released (keyfile-read.h). */
 #include "keyfile-read.h"
 
 #include <errno.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: ISC */
+/* The layout of PEM blocks: labels, headers and base64 lines (pem.h). */
 #include "pem.h"
 
 #include <string.h>
@@ -28,7 +29,7 @@ static int char_is(char c, char want)
 /* One line of text without its LF or CRLF; 0, or P256_ERR_TRUNCATED at the end of the text. */
 static int next_line(struct cursor *text, const char **line, size_t *len)
 {
-	const char *s = (const char *)text->p;
+	const char *s = (const char *)cursor_position(text);
 	const uint8_t *p;
 	size_t n = 0, left = cursor_left(text);
 	int r;

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: ISC */
+/* Constant-time arithmetic modulo the group order n (scalar.h). */
 #include "scalar.h"
 
 #include <string.h>

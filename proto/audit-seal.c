@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: ISC */
+/* The audit checkpoint's seal digest and its reasons (audit-seal.h). */
 #include "audit-seal.h"
 
 #include <string.h>

@@ -185,6 +185,57 @@ static void check_builder(void)
 	CHECK_INT(builder_finish(&b, &len), P256_ERR_BUFFER);
 }
 
+/* Child DER elements: lengths patched in, nested; more than 127 bytes of contents refused. */
+static void check_builder_der(void)
+{
+	uint8_t buf[200], big[128] = { 0 };
+	struct builder b;
+	size_t len = 0, outer, inner;
+
+	builder_init(&b, buf, sizeof(buf));
+	outer = builder_open_der(&b, 0x30);
+	inner = builder_open_der(&b, 0x02);
+	builder_put_u8(&b, 0x7f);
+	builder_close_der(&b, inner);
+	builder_put_u8(&b, 0x05);		/* after the inner child: the outer one's */
+	builder_close_der(&b, outer);
+	CHECK_INT(builder_finish(&b, &len), 0);
+	CHECK_INT(len, 6);
+	CHECK_MEM(buf, ((const uint8_t[]) { 0x30, 4, 0x02, 1, 0x7f, 0x05 }), 6);
+
+	builder_init(&b, buf, sizeof(buf));
+	outer = builder_open_der(&b, 0x04);
+	builder_put_bytes(&b, big, 127);
+	builder_close_der(&b, outer);
+	CHECK_INT(builder_finish(&b, &len), 0);
+	CHECK_INT(buf[1], 127);
+	builder_init(&b, buf, sizeof(buf));
+	outer = builder_open_der(&b, 0x04);
+	builder_put_bytes(&b, big, 128);	/* the long form is never needed: refused */
+	builder_close_der(&b, outer);
+	CHECK_INT(builder_finish(&b, &len), P256_ERR_BUFFER);
+	builder_init(&b, buf, sizeof(buf));
+	builder_close_der(&b, 1);		/* no child opened there */
+	CHECK_INT(builder_finish(&b, &len), P256_ERR_BUFFER);
+}
+
+static void check_equal(void)
+{
+	const uint8_t in[] = { 1, 2, 3 };
+	struct cursor c;
+	uint8_t v;
+
+	cursor_init(&c, in, sizeof(in));
+	CHECK_INT(cursor_equal(&c, in, 3), 1);
+	CHECK_INT(cursor_equal(&c, in, 2), 0);	/* a prefix is not equal */
+	CHECK_INT(cursor_get_u8(&c, &v), 0);
+	CHECK_INT(cursor_equal(&c, in + 1, 2), 1);	/* what is left */
+	CHECK_INT(cursor_equal(&c, ((const uint8_t[]) { 2, 4 }), 2), 0);
+	CHECK_INT(cursor_get_u8(&c, &v), 0);
+	CHECK_INT(cursor_get_u8(&c, &v), 0);
+	CHECK_INT(cursor_equal(&c, in, 0), 1);
+}
+
 /* Every code has its own tag and message; codes outside the table are unknown. */
 static void check_errors(void)
 {
@@ -211,6 +262,8 @@ int main(void)
 	check_u16_prefixed();
 	check_der();
 	check_builder();
+	check_builder_der();
+	check_equal();
 	check_errors();
 	return test_done("test-cursor");
 }
