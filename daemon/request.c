@@ -361,13 +361,48 @@ static int request_subject(const struct proto_request *req, struct audit_subject
 	}
 }
 
+/* Answers a decoded request, or hands it to a signer. */
+static void dispatch(struct requests *rq, struct reply_to *to, const struct proto_request *req,
+	const struct audit_subject *subject)
+{
+	struct proto_response resp;
+
+	switch (req->h.type) {
+	case PROTO_PING:
+		success_header(&resp, to);
+		reply_send(rq->d.replies, to, &resp);
+		break;
+	case PROTO_SIGN:
+	case PROTO_SIGN_MESSAGE:
+		handle_sign(rq, to, req, subject);
+		break;
+	case PROTO_SIGN_TLS:
+		handle_sign_tls(rq, to, req);
+		break;
+	case PROTO_PUBKEY:
+		handle_pubkey(rq, to, req);
+		break;
+	case PROTO_VERIFY:
+		handle_verify(rq, to, req);
+		break;
+	case PROTO_LIST_KEYS:
+		handle_json(rq, to, list_keys_json(rq, to->conn));
+		break;
+	case PROTO_STATUS:
+		handle_json(rq, to, status_json(rq));
+		break;
+	default:
+		reply_error(rq->d.replies, to, PROTO_E_UNKNOWN_TYPE);
+		break;
+	}
+}
+
 void request_handle(void *arg, struct conn *c, const uint8_t *frame, size_t len,
 	uint64_t start_us)
 {
 	struct requests *rq = arg;
 	struct proto_request req;
 	struct reply_to to = { .conn = c, .start_us = start_us };
-	struct proto_response resp;
 	struct audit_subject subject;
 	int r = proto_decode_request(frame, len, &req);
 
@@ -388,34 +423,7 @@ void request_handle(void *arg, struct conn *c, const uint8_t *frame, size_t len,
 		reply_error(rq->d.replies, &to, PROTO_E_SHUTTING_DOWN);
 		return;
 	}
-	switch (req.h.type) {
-	case PROTO_PING:
-		success_header(&resp, &to);
-		reply_send(rq->d.replies, &to, &resp);
-		break;
-	case PROTO_SIGN:
-	case PROTO_SIGN_MESSAGE:
-		handle_sign(rq, &to, &req, &subject);
-		break;
-	case PROTO_SIGN_TLS:
-		handle_sign_tls(rq, &to, &req);
-		break;
-	case PROTO_PUBKEY:
-		handle_pubkey(rq, &to, &req);
-		break;
-	case PROTO_VERIFY:
-		handle_verify(rq, &to, &req);
-		break;
-	case PROTO_LIST_KEYS:
-		handle_json(rq, &to, list_keys_json(rq, c));
-		break;
-	case PROTO_STATUS:
-		handle_json(rq, &to, status_json(rq));
-		break;
-	default:
-		reply_error(rq->d.replies, &to, PROTO_E_UNKNOWN_TYPE);
-		break;
-	}
+	dispatch(rq, &to, &req, &subject);
 }
 
 void request_frame_fault(void *arg, struct conn *c, uint16_t code, uint64_t start_us)

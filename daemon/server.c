@@ -307,50 +307,68 @@ static void conn_process(struct conn *c)
 		conn_free(c);
 }
 
+/* What take_frame did with c's input. */
+enum take {
+	TAKEN,		/* one frame handed to the frame callback */
+	WAIT,		/* no complete frame, or the client must read its replies first */
+	FAULT,		/* a bad length prefix: answered, c closes after the answer */
+	GONE,		/* c closed */
+};
+
+/* Hands the next complete frame of c's input to the frame callback. */
+static enum take take_frame(struct conn *c)
+{
+	struct server *s = c->srv;
+	uint8_t prefix[PROTO_LEN_PREFIX];
+	size_t have = evbuffer_get_length(c->ch.in);
+	uint32_t len = 0;
+	const uint8_t *frame;
+	int r;
+
+	if (evbuffer_get_length(c->ch.out) > OUTPUT_HIGH) {
+		c->paused = 1;
+		chan_pause(&c->ch);
+		return WAIT;
+	}
+	if (have < PROTO_LEN_PREFIX)
+		return WAIT;
+	evbuffer_copyout(c->ch.in, prefix, sizeof(prefix));
+	/* Decided on the prefix alone: an oversize frame's body is never waited for. */
+	r = proto_frame_length(prefix, &len);
+	if (r == 0 && len > s->cfg->limits.max_frame_bytes)
+		r = -PROTO_E_FRAME_TOO_LARGE;
+	if (r != 0) {
+		s->cb.frame_fault(s->cb.arg, c, (uint16_t)-r, clock_now_us());
+		if (c->ch.fd >= 0)
+			server_conn_close_after_write(c);
+		return FAULT;
+	}
+	if (have - PROTO_LEN_PREFIX < len)
+		return WAIT;
+	if ((frame = evbuffer_pullup(c->ch.in, PROTO_LEN_PREFIX + (ssize_t)len)) == NULL) {
+		log_error("conn %lu: out of memory", c->number);
+		conn_close(c);
+		return GONE;
+	}
+	c->frame_timing = 0;	/* progress: a stalled frame is timed from here */
+	s->cb.frame(s->cb.arg, c, frame + PROTO_LEN_PREFIX, len, clock_now_us());
+	if (c->ch.fd < 0)
+		return GONE;
+	evbuffer_drain(c->ch.in, PROTO_LEN_PREFIX + len);
+	return TAKEN;
+}
+
 /* At most FRAMES_PER_TURN frames, then the other connections get their turn. */
 static void conn_take_frames(struct conn *c)
 {
 	struct server *s = c->srv;
+	enum take t = TAKEN;
 	int n;
 
-	for (n = 0; n < FRAMES_PER_TURN && c->ch.fd >= 0 && !c->closing; n++) {
-		uint8_t prefix[PROTO_LEN_PREFIX];
-		size_t have = evbuffer_get_length(c->ch.in);
-		uint32_t len = 0;
-		const uint8_t *frame;
-		int r;
-
-		if (evbuffer_get_length(c->ch.out) > OUTPUT_HIGH) {
-			c->paused = 1;
-			chan_pause(&c->ch);
+	for (n = 0; n < FRAMES_PER_TURN && c->ch.fd >= 0 && !c->closing; n++)
+		if ((t = take_frame(c)) != TAKEN)
 			break;
-		}
-		if (have < PROTO_LEN_PREFIX)
-			break;
-		evbuffer_copyout(c->ch.in, prefix, sizeof(prefix));
-		/* Decided on the prefix alone: an oversize frame's body is never waited for. */
-		r = proto_frame_length(prefix, &len);
-		if (r == 0 && len > s->cfg->limits.max_frame_bytes)
-			r = -PROTO_E_FRAME_TOO_LARGE;
-		if (r != 0) {
-			s->cb.frame_fault(s->cb.arg, c, (uint16_t)-r, clock_now_us());
-			if (c->ch.fd >= 0)
-				server_conn_close_after_write(c);
-			break;
-		}
-		if (have - PROTO_LEN_PREFIX < len)
-			break;
-		if ((frame = evbuffer_pullup(c->ch.in, PROTO_LEN_PREFIX + (ssize_t)len)) == NULL) {
-			log_error("conn %lu: out of memory", c->number);
-			conn_close(c);
-			return;
-		}
-		c->frame_timing = 0;	/* progress: a stalled frame is timed from here */
-		s->cb.frame(s->cb.arg, c, frame + PROTO_LEN_PREFIX, len, clock_now_us());
-		if (c->ch.fd >= 0)
-			evbuffer_drain(c->ch.in, PROTO_LEN_PREFIX + len);
-	}
-	if (c->ch.fd < 0)
+	if (t == GONE || c->ch.fd < 0)
 		return;
 	if (c->inflight == 0 && (s->stopping || (c->eof && n < FRAMES_PER_TURN))) {
 		server_conn_close_after_write(c);

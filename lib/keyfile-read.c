@@ -103,13 +103,32 @@ static int check_private(int fd, const struct stat *st)
 	    n < 0 ? 0 : (size_t)n);
 }
 
+/* Reads fd to its end into b, at most cap + 1 bytes (b holds that many): a file of cap + 1
+ * bytes is too large. 0 with *n, P256_ERR_KEY_FILE (errno says why) or P256_ERR_KEY_TOO_LARGE. */
+static int read_all(int fd, uint8_t *b, size_t cap, size_t *n)
+{
+	ssize_t got;
+
+	*n = 0;
+	while (*n <= cap) {
+		got = read(fd, b + *n, cap + 1 - *n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return P256_ERR_KEY_FILE;
+		if (got == 0)
+			break;
+		*n += (size_t)got;
+	}
+	return *n > cap ? P256_ERR_KEY_TOO_LARGE : 0;
+}
+
 /* keyfile_read, with the access check of a private key file when `secret`. */
 static int read_file(const char *path, size_t cap, int secret, uint8_t **buf, size_t *len)
 {
 	struct stat st;
 	uint8_t *b = NULL;
 	size_t n = 0;
-	ssize_t got;
 	int fd = -1, saved, r = P256_ERR_KEY_FILE;
 
 	*buf = NULL;
@@ -131,26 +150,11 @@ static int read_file(const char *path, size_t cap, int secret, uint8_t **buf, si
 		r = P256_ERR_INTERNAL;
 		goto out;
 	}
-	/* Read up to one byte past the cap: a file of cap + 1 bytes is too large. */
-	r = P256_ERR_KEY_FILE;
-	while (n <= cap) {
-		got = read(fd, b + n, cap + 1 - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			goto out;
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-	if (n > cap) {
-		r = P256_ERR_KEY_TOO_LARGE;
+	if ((r = read_all(fd, b, cap, &n)) != 0)
 		goto out;
-	}
 	*buf = b;
 	*len = n;
 	b = NULL;
-	r = 0;
 out:
 	saved = errno;
 	keyfile_read_free(b, cap);
