@@ -127,7 +127,7 @@ static void open_record(struct audit_sink *s, const struct audit_open_entry *op)
 		return;
 	s->object(s, "audit_key");
 	text(s, "name", op->key->name);
-	s->member(s, "key_id", AUDIT_VALUE_PLAIN, op->key->id_hex, strlen(op->key->id_hex));
+	hex(s, "key_id", op->key->id, sizeof(op->key->id));
 	hex(s, "public", op->key->point, sizeof(op->key->point));
 	s->object(s, NULL);
 }

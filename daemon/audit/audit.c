@@ -480,7 +480,7 @@ static int append_open(struct audit *a, const char *reason)
 	return 0;
 }
 
-int audit_start(struct audit *a, struct event_base *base, const struct key_public *key,
+int audit_start(struct audit *a, struct event_base *base, const struct audit_key *key,
 	const struct audit_callbacks *cb)
 {
 	struct timeval tv = { .tv_sec = 0, .tv_usec = RETRY_MS * 1000 };

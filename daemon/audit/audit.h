@@ -9,7 +9,6 @@
 #include "audit-record.h"
 #include "config.h"
 #include "ipc.h"
-#include "keys.h"
 
 /*
  * The audit log (docs/audit.md), kept by the parent: one record per request appended to a batch
@@ -45,7 +44,7 @@ struct audit {
 	uint64_t seq;
 	uint8_t hash[32];
 	int have_key;
-	struct key_public key;
+	struct audit_key key;
 	/* Records appended since the last write (one array, reused), and the tail of a line a
 	 * write cut short. */
 	struct audit_entry *batch;
@@ -87,9 +86,9 @@ int audit_init(struct audit *a, const struct config_audit *cfg, char *err, size_
 
 /*
  * Starts the log once the keys are known: the timer on base and the `open` record (reason start)
- * with key, the audit key's public record (NULL without one). 0 or -1 (logged).
+ * with key, the audit key (NULL without one; copied). 0 or -1 (logged).
  */
-int audit_start(struct audit *a, struct event_base *base, const struct key_public *key,
+int audit_start(struct audit *a, struct event_base *base, const struct audit_key *key,
 	const struct audit_callbacks *cb);
 
 /* Appends a request's record: its ticket, or 0 when it could not be made (counted lost). */

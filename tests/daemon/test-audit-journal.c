@@ -285,7 +285,7 @@ int main(void)
 	struct audit_request r = { .peer = &peer, .comm = "ng\nP256SIGN_X=1",
 		.unit = "nginx.service", .conn = 17, .id = 4294967295u, .op = "sign", .key = "web",
 		.key_id = id, .subject = &digest, .sig = sig, .sig_len = 64, .us = 57 };
-	struct key_public key = { .name = "audit" };
+	struct audit_key key = { .name = "audit" };
 	static struct parsed got;
 	struct audit_entry e[BATCH], flood;
 	char small[ENTRY_MAX];
