@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "audit-journal.h"
 #include "audit-record.h"
 #include "config.h"
 #include "ipc.h"
@@ -50,11 +51,9 @@ struct audit {
 	struct audit_entry *batch;
 	size_t n, cap;
 	uint64_t next_ticket;
-	uint64_t journal_busy_us;	/* since when journald has had no room (0: it has) */
+	struct audit_journal jr;	/* journald's back-pressure */
 	char *buf;
 	size_t buf_cap;
-	char *jbuf;			/* the batch's journal entries */
-	size_t jbuf_cap;
 	char *tail;
 	size_t tail_len;
 	/* Health, for STATUS and the fail-closed rule. */
@@ -68,11 +67,6 @@ struct audit {
 	uint64_t covered_seq;		/* the last checkpoint's covers_seq */
 	uint64_t last_plain_seq;	/* the last record written that is not a checkpoint */
 	struct event *timer;		/* time checkpoints and write retries */
-	struct event *journal_ev;	/* offers records waiting for journald again, soon */
-	struct event *journal_room;	/* journald's socket writable: its queue has room again */
-	int journal_full;		/* nothing is offered to journald until journal_room fires */
-	size_t journal_step;		/* records made and offered at a time (JOURNAL_CHUNK at most) */
-	struct event_base *base;
 	unsigned ticks;			/* of the timer since the last time checkpoint check */
 };
 
