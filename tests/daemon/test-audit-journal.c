@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Unit test of the journal destination (daemon/audit-journal.c). Each kind of record's entry is
+ * Unit test of the journal destination (daemon/audit/audit-journal.c). Each kind of record's entry is
  * parsed as the native protocol (NAME=value lines; NAME, newline, u64 little-endian length, value
  * for a value with a newline) and checked field by field, in order, against the record's own
  * line (audit-line.c) read by jansson: every member, objects flattened, then MESSAGE, PRIORITY

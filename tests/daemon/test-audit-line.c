@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Unit test of the audit record's line (daemon/audit-line.c) against jansson's own
+ * Unit test of the audit record's line (daemon/audit/audit-line.c) against jansson's own
  * json_dumps(JSON_PRESERVE_ORDER | JSON_COMPACT) of an object built here, independently, from the
  * same values in the order of docs/audit.md: the same bytes for a request record whose comm and
  * unit need every kind of escape and hold UTF-8, a TLS request, a request with no key or
