@@ -128,7 +128,8 @@ static size_t chain_batch(struct audit *a, size_t *ends, uint8_t (*hashes)[32], 
 {
 	size_t i = 0, fill = 0, step = a->journal ? audit_journal_step(&a->jr) : a->n;
 
-	*journal_err = a->journal && step == 0 ? EAGAIN : 0;	/* no room yet */
+	/* journald has had no room since the last offer: records wait (none to offer, no error). */
+	*journal_err = a->journal && step == 0 && a->n > 0 ? EAGAIN : 0;
 	while (step > 0 && i < a->n) {
 		size_t from = i, to = a->n - i < step ? a->n : i + step, taken;
 
