@@ -195,6 +195,7 @@ static int start_audit(struct parent *d)
 	const struct audit_callbacks cbs = { .seal = audit_seal_cb, .wait = audit_wait_cb,
 		.written = audit_written_cb, .arg = d };
 	struct proto_key sel = { .kind = PROTO_KEY_NAME };
+	struct audit_key key;
 	int k = -1;
 
 	if (d->cfg.audit.key != NULL && proto_key_name(&sel, d->cfg.audit.key) == 0)
@@ -203,7 +204,12 @@ static int start_audit(struct parent *d)
 		log_error("audit: the key-holder sent no audit key %s", d->cfg.audit.key);
 		return -1;
 	}
-	return audit_start(&d->audit, d->base, k >= 0 ? &d->kt.pub[k] : NULL, &cbs);
+	if (k >= 0) {	/* the audit takes a key's name, id and point, nothing else of it */
+		memcpy(key.name, d->kt.pub[k].name, sizeof(key.name));
+		memcpy(key.id, d->kt.pub[k].id, sizeof(key.id));
+		memcpy(key.point, d->kt.pub[k].point, sizeof(key.point));
+	}
+	return audit_start(&d->audit, d->base, k >= 0 ? &key : NULL, &cbs);
 }
 
 /* ---- the pool's callbacks -------------------------------------------------------------- */

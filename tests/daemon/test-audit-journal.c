@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Unit test of the journal destination (daemon/audit-journal.c). Each kind of record's entry is
+ * Unit test of the journal destination (daemon/audit/audit-journal.c). Each kind of record's entry is
  * parsed as the native protocol (NAME=value lines; NAME, newline, u64 little-endian length, value
  * for a value with a newline) and checked field by field, in order, against the record's own
  * line (audit-line.c) read by jansson: every member, objects flattened, then MESSAGE, PRIORITY
@@ -13,22 +13,17 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
-#include <fcntl.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "testutil.h"
+#include "test-audit-ns.h"
 #include "audit-journal.h"
 #include "audit-line.h"
 
-#define SOCKET_PATH "/run/systemd/journal/socket"
 #define FIELDS 64
 #define ENTRY_MAX 2048
 #define BATCH 3
@@ -40,54 +35,6 @@ struct parsed {
 	char value[FIELDS][512];
 	int binary[FIELDS];
 };
-
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), r = -1;
-
-	if (fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text))
-		r = 0;
-	if (fd >= 0)
-		close(fd);
-	return r;
-}
-
-/* A mount namespace of our own (as root, or through a user namespace), /run a private tmpfs. */
-static int private_run(void)
-{
-	char map[64];
-	uid_t uid = getuid();
-	gid_t gid = getgid();
-
-	if (unshare(CLONE_NEWNS) != 0) {
-		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
-			return -1;
-		snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
-		if (write_file("/proc/self/uid_map", map) != 0 ||
-		    write_file("/proc/self/setgroups", "deny") != 0)
-			return -1;
-		snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
-		if (write_file("/proc/self/gid_map", map) != 0)
-			return -1;
-	}
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
-	    mount("tmpfs", "/run", "tmpfs", 0, "mode=0755") != 0 ||
-	    mkdir("/run/systemd", 0755) != 0 || mkdir("/run/systemd/journal", 0755) != 0)
-		return -1;
-	return 0;
-}
-
-static int journal_bind(void)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX, .sun_path = SOCKET_PATH };
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		perror("journal socket");
-		return -1;
-	}
-	return fd;
-}
 
 /* The native protocol, strictly: -1 on anything malformed. */
 static int parse(const uint8_t *p, size_t len, struct parsed *out)
@@ -285,7 +232,7 @@ int main(void)
 	struct audit_request r = { .peer = &peer, .comm = "ng\nP256SIGN_X=1",
 		.unit = "nginx.service", .conn = 17, .id = 4294967295u, .op = "sign", .key = "web",
 		.key_id = id, .subject = &digest, .sig = sig, .sig_len = 64, .us = 57 };
-	struct key_public key = { .name = "audit" };
+	struct audit_key key = { .name = "audit" };
 	static struct parsed got;
 	struct audit_entry e[BATCH], flood;
 	char small[ENTRY_MAX];
@@ -360,7 +307,7 @@ int main(void)
 	close(fd);
 	CHECK_INT(audit_journal_send(buf, ends, BATCH, &err), 0);
 	CHECK_INT(err, ECONNREFUSED);
-	CHECK(unlink(SOCKET_PATH) == 0);
+	CHECK(unlink(TEST_JOURNAL_SOCKET) == 0);
 
 	test_case = "a batch: one datagram an entry, in order";
 	fd = journal_bind();
@@ -379,14 +326,14 @@ int main(void)
 
 	test_case = "a journal that restarted: connected to anew";
 	close(fd);
-	CHECK(unlink(SOCKET_PATH) == 0);
+	CHECK(unlink(TEST_JOURNAL_SOCKET) == 0);
 	fd = journal_bind();
 	CHECK(fd >= 0);
 	batch_arrives(fd, buf, ends);
 
 	test_case = "a journal gone: refused";
 	close(fd);
-	CHECK(unlink(SOCKET_PATH) == 0);
+	CHECK(unlink(TEST_JOURNAL_SOCKET) == 0);
 	CHECK_INT(audit_journal_send(buf, ends, BATCH, &err), 0);
 	CHECK_INT(err, ENOENT);
 	free(flood_buf);

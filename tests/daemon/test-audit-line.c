@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Unit test of the audit record's line (daemon/audit-line.c) against jansson's own
+ * Unit test of the audit record's line (daemon/audit/audit-line.c) against jansson's own
  * json_dumps(JSON_PRESERVE_ORDER | JSON_COMPACT) of an object built here, independently, from the
  * same values in the order of docs/audit.md: the same bytes for a request record whose comm and
  * unit need every kind of escape and hold UTF-8, a TLS request, a request with no key or
@@ -110,7 +110,8 @@ int main(void)
 		.unit = "caf\xc3\xa9-\xe2\x82\xac-\xf0\x9f\x94\x91 \"w\\\x0b\x1b.service", .conn = 17,
 		.id = 4294967295u, .op = "sign", .key = "web", .key_id = id, .subject = &digest,
 		.sig = sig, .sig_len = 64, .us = 57 };
-	struct key_public key = { .name = "audit" };
+	struct audit_key key = { .name = "audit", .id = { 0x3c, [31] = 0xc3 } };
+	char id_hex[2 * sizeof(key.id) + 1];
 	struct audit_entry e;
 	json_t *want, *inner;
 	char small[64];
@@ -174,13 +175,13 @@ int main(void)
 	/* An open record with its audit key. */
 	key.point[0] = 4;
 	key.point[64] = 0x77;
-	hex_encode(key.id, sizeof(key.id), key.id_hex);
+	hex_encode(key.id, sizeof(key.id), id_hex);
 	CHECK(audit_record_new(&e, AUDIT_OPEN) == 0);
 	e.u.open = (struct audit_open_entry){ .reason = "start", .pid = 31337, .key = &key };
 	want = chain_members("open", 1, &e);
 	CHECK(json_object_set_new(want, "reason", json_string("start")) == 0);
 	CHECK(json_object_set_new(want, "pid", json_integer(31337)) == 0);
-	inner = json_pack("{s:s, s:s}", "name", "audit", "key_id", key.id_hex);
+	inner = json_pack("{s:s, s:s}", "name", "audit", "key_id", id_hex);
 	CHECK(inner != NULL);
 	set_hex(inner, "public", key.point, sizeof(key.point));
 	CHECK(json_object_set_new(want, "audit_key", inner) == 0);

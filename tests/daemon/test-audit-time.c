@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Unit test of the audit records' time (daemon/audit-time.c), which computes the date by
+ * Unit test of the audit records' time (daemon/audit/audit-time.c), which computes the date by
  * arithmetic: for the first and last second it can show, the days around leap days and century
  * years (2000 is a leap year, 2100 is not), and 100,000 times from a fixed-seed PRNG over
  * 1970-9999, it must write what gmtime_r and strftime write, with the microseconds; a time

@@ -81,13 +81,15 @@ def entries():
 
 
 def wait_for_entries(path):
-    """The file's records, once the journal has as many entries as the file has lines."""
+    """The file's records, once the journal has as many entries as the file has lines. The
+    journal is read first: a record goes to it before the file, so a record (a checkpoint, which
+    comes when the key-holder answers) written between the two reads makes them differ."""
     deadline = time.monotonic() + 10
     while True:
+        got = entries()
         with open(path) as f:
             recs = [json.loads(l) for l in f]
-        got = entries()
-        if len(got) >= len(recs):
+        if len(got) == len(recs):
             return recs, got
         check(time.monotonic() < deadline, "%d records in the file, %d in the journal"
               % (len(recs), len(got)))

@@ -4,17 +4,23 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <event2/event.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "audit-fields.h"
+#include "clock.h"
+#include "log.h"
 
 #define PREFIX "P256SIGN_"
 #define NAME_MAX_LEN 64		/* journald's limit on a field name */
 #define SNDBUF 4194304		/* room for bursts of records in flight (capped at wmem_max) */
 #define SEND_CHUNK 64		/* entries a sendmmsg call is given */
+/* How soon records waiting for journald are offered again (it drains its queue in well under). */
+#define RETRY_MS 2
 
 /*
  * Why not sd_journal_sendv (systemd 252, src/libsystemd/sd-journal/journal-send.c):
@@ -221,7 +227,129 @@ size_t audit_journal_send(const char *buf, const size_t *ends, size_t n, int *er
 	return sent;
 }
 
-int audit_journal_socket(void)
+void audit_journal_init(struct audit_journal *j)
 {
-	return journal_fd;
+	memset(j, 0, sizeof(*j));
+	j->step = AUDIT_JOURNAL_CHUNK;
+}
+
+static void retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct audit_journal *j = arg;
+
+	j->again(j->arg);
+}
+
+static void room_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct audit_journal *j = arg;
+
+	j->full = 0;
+	j->again(j->arg);
+}
+
+int audit_journal_start(struct audit_journal *j, struct event_base *base, void (*again)(void *),
+	void *arg)
+{
+	j->base = base;
+	j->again = again;
+	j->arg = arg;
+	j->retry = evtimer_new(base, retry_cb, j);
+	return j->retry != NULL ? 0 : -1;
+}
+
+size_t audit_journal_step(const struct audit_journal *j)
+{
+	return j->full ? 0 : j->step;
+}
+
+size_t audit_journal_offer(struct audit_journal *j, const struct audit_entry *e, size_t n,
+	uint64_t seq, const uint8_t prev[32], const uint8_t (*hashes)[32], int *err)
+{
+	size_t ends[AUDIT_JOURNAL_CHUNK], made, fill = 0, sent = 0;
+	int why = ENOMEM, send_err = 0;	/* why entry `made` could not be made */
+
+	if (n > AUDIT_JOURNAL_CHUNK)
+		n = AUDIT_JOURNAL_CHUNK;
+	for (made = 0; made < n; made++) {
+		size_t len;
+
+		if (audit_grow(&j->buf, &j->cap, fill) != 0)
+			break;
+		len = audit_journal_entry(&e[made], seq + made, made ? hashes[made - 1] : prev,
+		    j->buf + fill, AUDIT_RECORD_MAX);
+		if (len == 0) {
+			why = E2BIG;
+			break;
+		}
+		fill += len;
+		ends[made] = fill;
+	}
+	if (made > 0)
+		sent = audit_journal_send(j->buf, ends, made, &send_err);
+	*err = sent < made ? send_err : made < n ? why : 0;
+	j->step = sent < n ? (sent > 0 ? sent : 1) :
+	    j->step < AUDIT_JOURNAL_CHUNK / 2 ? 2 * j->step : AUDIT_JOURNAL_CHUNK;
+	return sent;
+}
+
+/*
+ * journald had no room: until its socket polls writable (a connected datagram socket polls so
+ * when its peer's queue has room), nothing is offered to it, so that records are not made again
+ * on every loop turn only to be refused. Without the event (out of memory), they are offered on
+ * every retry as before.
+ */
+static void wait_for_room(struct audit_journal *j)
+{
+	if (journal_fd < 0 || j->base == NULL || j->full)
+		return;
+	if (j->room != NULL && event_get_fd(j->room) != journal_fd) {
+		event_free(j->room);	/* reconnected since */
+		j->room = NULL;
+	}
+	if (j->room == NULL &&
+	    (j->room = event_new(j->base, journal_fd, EV_WRITE, room_cb, j)) == NULL)
+		return;
+	if (event_add(j->room, NULL) == 0)
+		j->full = 1;
+}
+
+static void retry_soon(struct audit_journal *j)
+{
+	struct timeval tv = { .tv_sec = 0, .tv_usec = RETRY_MS * 1000 };
+
+	if (j->retry != NULL && !evtimer_pending(j->retry, NULL) && evtimer_add(j->retry, &tv) != 0)
+		log_error("audit: cannot arm the journal's retry (the next record retries)");
+}
+
+size_t audit_journal_hold(struct audit_journal *j, int err, size_t ready, size_t done,
+	size_t waiting)
+{
+	uint64_t now = clock_now_us();
+
+	if (err != EAGAIN || done != ready || waiting > AUDIT_JOURNAL_WAIT_MAX) {
+		j->busy_us = 0;
+		return 0;
+	}
+	if (j->busy_us == 0 || ready > 0)
+		j->busy_us = now;	/* the bound is on time without progress */
+	if (now - j->busy_us > AUDIT_JOURNAL_BUSY_MS * 1000ULL) {
+		j->busy_us = 0;
+		return 0;
+	}
+	if (waiting > 0) {
+		wait_for_room(j);
+		retry_soon(j);
+	}
+	return waiting;
+}
+
+void audit_journal_free(struct audit_journal *j)
+{
+	if (j->retry != NULL)
+		event_free(j->retry);
+	if (j->room != NULL)
+		event_free(j->room);
+	free(j->buf);
+	memset(j, 0, sizeof(*j));
 }

@@ -7,7 +7,7 @@
 #include <sys/socket.h>
 
 #include "audit-seal.h"	/* AUDIT_TIME_LEN */
-#include "keytab.h"
+#include "p256.h"
 #include "peer.h"
 #include "proto.h"
 
@@ -83,10 +83,17 @@ struct audit_checkpoint_entry {
 	uint8_t sig[P256_SIG_LEN];
 };
 
+/* The audit key as its `open` record shows it: the audit needs no more of a key. */
+struct audit_key {
+	char name[PROTO_NAME_MAX + 1];
+	uint8_t id[P256_KEY_ID_LEN];	/* SHA-256 of the SPKI */
+	uint8_t point[P256_POINT_LEN];
+};
+
 struct audit_open_entry {
 	const char *reason;		/* a static string */
 	int64_t pid;
-	const struct key_public *key;	/* the audit key, NULL without one; outlives the entry */
+	const struct audit_key *key;	/* the audit key, NULL without one; outlives the entry */
 };
 
 struct audit_entry {

@@ -6,10 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "audit-journal.h"
 #include "audit-record.h"
 #include "config.h"
 #include "ipc.h"
-#include "keytab.h"
 
 /*
  * The audit log (docs/audit.md), kept by the parent: one record per request appended to a batch
@@ -45,17 +45,15 @@ struct audit {
 	uint64_t seq;
 	uint8_t hash[32];
 	int have_key;
-	struct key_public key;
+	struct audit_key key;
 	/* Records appended since the last write (one array, reused), and the tail of a line a
 	 * write cut short. */
 	struct audit_entry *batch;
 	size_t n, cap;
 	uint64_t next_ticket;
-	uint64_t journal_busy_us;	/* since when journald has had no room (0: it has) */
+	struct audit_journal jr;	/* journald's back-pressure */
 	char *buf;
 	size_t buf_cap;
-	char *jbuf;			/* the batch's journal entries */
-	size_t jbuf_cap;
 	char *tail;
 	size_t tail_len;
 	/* Health, for STATUS and the fail-closed rule. */
@@ -69,11 +67,6 @@ struct audit {
 	uint64_t covered_seq;		/* the last checkpoint's covers_seq */
 	uint64_t last_plain_seq;	/* the last record written that is not a checkpoint */
 	struct event *timer;		/* time checkpoints and write retries */
-	struct event *journal_ev;	/* offers records waiting for journald again, soon */
-	struct event *journal_room;	/* journald's socket writable: its queue has room again */
-	int journal_full;		/* nothing is offered to journald until journal_room fires */
-	size_t journal_step;		/* records made and offered at a time (JOURNAL_CHUNK at most) */
-	struct event_base *base;
 	unsigned ticks;			/* of the timer since the last time checkpoint check */
 };
 
@@ -87,9 +80,9 @@ int audit_init(struct audit *a, const struct config_audit *cfg, char *err, size_
 
 /*
  * Starts the log once the keys are known: the timer on base and the `open` record (reason start)
- * with key, the audit key's public record (NULL without one). 0 or -1 (logged).
+ * with key, the audit key (NULL without one; copied). 0 or -1 (logged).
  */
-int audit_start(struct audit *a, struct event_base *base, const struct key_public *key,
+int audit_start(struct audit *a, struct event_base *base, const struct audit_key *key,
 	const struct audit_callbacks *cb);
 
 /* Appends a request's record: its ticket, or 0 when it could not be made (counted lost). */

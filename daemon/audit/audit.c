@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "audit-fields.h"
 #include "audit-file.h"
 #include "audit-journal.h"
 #include "audit-line.h"
@@ -19,17 +20,6 @@
 /* Records unsealed this long get a `time` checkpoint; a failing write is retried as often. */
 #define TIME_CHECKPOINT_MS 2000
 #define RETRY_MS 250
-/* The longest line (a record is a few hundred bytes), and the batch buffer's first size. */
-#define RECORD_LINE_MAX 2048
-#define BUF_START 65536
-/* journald busy (its queue full): the records wait, and their replies with them, this long at
- * most and this many at most; beyond either the journal counts as refusing them. */
-#define JOURNAL_BUSY_MS 1000
-#define JOURNAL_WAIT_MAX 4096
-/* How soon records waiting for journald are offered again (it drains its queue in well under),
- * and how many at most are made and offered at a time (chain_batch). */
-#define JOURNAL_RETRY_MS 2
-#define JOURNAL_CHUNK 64
 /* How long reopen and stop wait for the key-holder's seal. */
 #define SEAL_WAIT_MS 2000
 
@@ -50,7 +40,7 @@ int audit_init(struct audit *a, const struct config_audit *cfg, char *err, size_
 	a->cfg = cfg;
 	a->fd = -1;
 	a->next_ticket = 1;
-	a->journal_step = JOURNAL_CHUNK;
+	audit_journal_init(&a->jr);
 	a->fail_closed = cfg->configured && cfg->fail_closed;
 	a->journal = (!cfg->configured || cfg->journal) && access(AUDIT_JOURNAL_SOCKET, F_OK) == 0;
 	if (cfg->configured && cfg->journal && !a->journal) {
@@ -113,112 +103,65 @@ uint64_t audit_request(struct audit *a, const struct audit_request *r)
 	return append(a);
 }
 
-/* Room for one more record (and its newline) after fill bytes of *buf (*cap bytes). 0 or -1. */
-static int grow(char **buf, size_t *cap, size_t fill)
-{
-	size_t want = *cap ? 2 * *cap : BUF_START;
-	char *b;
-
-	if (*cap - fill > RECORD_LINE_MAX)
-		return 0;
-	while (want - fill <= RECORD_LINE_MAX)
-		want *= 2;
-	if ((b = realloc(*buf, want)) == NULL)
-		return -1;
-	*buf = b;
-	*cap = want;
-	return 0;
-}
-
 /* Makes record i's line after fill bytes of a->buf, and its hash: the new fill, or 0 when it
  * cannot be made. */
 static size_t make_line(struct audit *a, size_t i, size_t fill, uint8_t (*hashes)[32])
 {
 	size_t len;
 
-	if (grow(&a->buf, &a->buf_cap, fill) != 0)
+	if (audit_grow(&a->buf, &a->buf_cap, fill) != 0)
 		return 0;
 	len = audit_line(&a->batch[i], a->seq + i + 1, i ? hashes[i - 1] : a->hash, a->buf + fill,
-	    RECORD_LINE_MAX);
+	    AUDIT_RECORD_MAX);
 	if (len == 0 || sha256(a->buf + fill, len, hashes[i]) != 0)
 		return 0;
 	a->buf[fill + len] = '\n';
 	return fill + len + 1;
 }
 
-/* Makes the journal entries of records from to to - 1 (at most JOURNAL_CHUNK), with the chain's
- * members their lines have, and offers them to journald. How many it took; *err why not all. */
-static size_t offer_journal(struct audit *a, size_t from, size_t to, const uint8_t (*hashes)[32],
-	int *err)
-{
-	size_t ends[JOURNAL_CHUNK], n, fill = 0, sent = 0;
-	int made = ENOMEM, send_err = 0;	/* why entry n could not be made */
-
-	for (n = 0; from + n < to; n++) {
-		size_t i = from + n, len;
-
-		if (grow(&a->jbuf, &a->jbuf_cap, fill) != 0)
-			break;
-		len = audit_journal_entry(&a->batch[i], a->seq + i + 1, i ? hashes[i - 1] : a->hash,
-		    a->jbuf + fill, RECORD_LINE_MAX);
-		if (len == 0) {
-			made = E2BIG;
-			break;
-		}
-		fill += len;
-		ends[n] = fill;
-	}
-	if (n > 0)
-		sent = audit_journal_send(a->jbuf, ends, n, &send_err);
-	*err = sent < n ? send_err : from + n < to ? made : 0;
-	return sent;
-}
-
 /*
  * Chains the batch into lines in a->buf (their ends in ends[], hashes in hashes[]) and, with the
- * journal on, offers them to journald a step at a time, up to the first it has no room for or
- * refuses (*journal_err says why). Returns how many are ready. The step follows what journald
- * takes: after it took k of a step, the next is k (1 at least), then doubles up to JOURNAL_CHUNK
- * while it takes them all, so that lines and entries are seldom made only to be refused (its
- * socket polls writable with room for one entry).
+ * journal on, offers them to journald a step at a time (audit_journal_step), up to the first it
+ * has no room for or refuses (*journal_err says why). Returns how many are ready.
  */
 static size_t chain_batch(struct audit *a, size_t *ends, uint8_t (*hashes)[32], int *journal_err)
 {
-	size_t i = 0, fill = 0, step = a->journal ? a->journal_step : a->n;
+	size_t i = 0, fill = 0, step = a->journal ? audit_journal_step(&a->jr) : a->n;
 
-	*journal_err = a->journal && a->journal_full ? EAGAIN : 0;
-	if (*journal_err != 0)
-		return 0;
-	while (i < a->n) {
+	/* journald has had no room since the last offer: records wait (none to offer, no error). */
+	*journal_err = a->journal && step == 0 && a->n > 0 ? EAGAIN : 0;
+	while (step > 0 && i < a->n) {
 		size_t from = i, to = a->n - i < step ? a->n : i + step, taken;
 
 		for (; i < to && (fill = make_line(a, i, fill, hashes)) != 0; i++)
 			ends[i] = fill;
 		if (!a->journal || i == from)
 			return i;
-		taken = offer_journal(a, from, i, (const uint8_t (*)[32])hashes, journal_err);
-		step = taken < i - from ? (taken > 0 ? taken : 1) :
-		    step < JOURNAL_CHUNK / 2 ? 2 * step : JOURNAL_CHUNK;
-		a->journal_step = step;
+		taken = audit_journal_offer(&a->jr, &a->batch[from], i - from, a->seq + from + 1,
+		    from ? hashes[from - 1] : a->hash, (const uint8_t (*)[32])&hashes[from],
+		    journal_err);
 		if (from + taken < to)	/* a line not made, or journald took fewer */
 			return from + taken;
+		step = audit_journal_step(&a->jr);
 	}
 	return i;
 }
 
-/* Writes the rest of a line cut short by an earlier write. 0, or -1 while it does not go. */
+/* Writes the rest of a line cut short by an earlier write. 0, or an errno while it does not go. */
 static int write_tail(struct audit *a)
 {
 	size_t w;
+	int err;
 
 	if (a->tail_len == 0)
 		return 0;
 	w = audit_file_write(a->fd, a->tail, a->tail_len);
 	if (w < a->tail_len) {
+		err = errno;
 		memmove(a->tail, a->tail + w, a->tail_len - w);
 		a->tail_len -= w;
-		fail_state(a, "writing the audit file", errno);
-		return -1;
+		fail_state(a, "writing the audit file", err);
+		return err;
 	}
 	a->tail_len = 0;
 	return 0;
@@ -237,79 +180,83 @@ static int keep_tail(struct audit *a, size_t w, size_t end)
 	return 0;
 }
 
+/* The chain moves on over the first `chained` records of the batch (those written, and a line
+ * cut short); the first `done` count as written. */
+static void advance_chain(struct audit *a, const uint8_t (*hashes)[32], size_t chained,
+	size_t done)
+{
+	for (size_t i = 0; i < chained; i++) {
+		a->seq++;
+		memcpy(a->hash, hashes[i], sizeof(a->hash));
+		if (a->batch[i].type == AUDIT_CHECKPOINT)
+			continue;
+		a->last_plain_seq = a->seq;
+		a->since_checkpoint++;
+	}
+	for (size_t i = 0; i < done; i++)
+		a->checkpoints += a->batch[i].type == AUDIT_CHECKPOINT;
+	a->records += done;
+}
+
+/*
+ * Writes the first `ready` lines of a->buf (line i ends at ends[i]) in one write and moves the
+ * chain on: how many were written whole; *file_err why not all. A line cut short stays in the
+ * chain, not written: the rest of it is written first next time.
+ */
+static size_t write_lines(struct audit *a, const size_t *ends, const uint8_t (*hashes)[32],
+	size_t ready, int *file_err)
+{
+	size_t done = ready, chained = ready, w;
+
+	if (a->fd >= 0 && ready > 0) {
+		w = ends[ready - 1];
+		/* stderr, best effort (no audit configured): through the log's buffer, which
+		 * never waits for a reader and counts what it drops. */
+		if (a->fd == STDERR_FILENO)
+			log_lines(a->buf, w);
+		else
+			w = audit_file_write(a->fd, a->buf, w);
+		*file_err = errno;
+		for (done = 0; done < ready && ends[done] <= w; done++)
+			;
+		chained = done;
+		if (done < ready && w > (done ? ends[done - 1] : 0) &&
+		    keep_tail(a, w, ends[done]) == 0)
+			chained = done + 1;
+	}
+	advance_chain(a, hashes, chained, done);
+	return done;
+}
+
+/* The log's health after a flush that wrote `done` of the batch's records, `ready` of them made
+ * and `keep` waiting for journald: failing while records are lost, ok once all went. */
+static void note_health(struct audit *a, size_t ready, size_t done, size_t keep, int journal_err,
+	int file_err)
+{
+	if (keep > 0)
+		return;	/* not failing: journald takes them when its queue has room */
+	if (journal_err != 0)
+		fail_state(a, "sending to the journal", journal_err);
+	else if (done < a->n && a->fd >= 0 && ready > done)
+		fail_state(a, "writing the audit file", file_err);
+	else if (done < a->n)
+		fail_state(a, a->tail_len > 0 ? "writing the audit file" : "making the audit records",
+		    a->tail_len > 0 ? file_err : ENOMEM);
+	else if (a->tail_len == 0)
+		a->failing = 0;
+}
+
 static void maybe_seal(struct audit *a, enum audit_seal_reason reason);
 
-static void journal_retry_cb(evutil_socket_t fd, short what, void *arg)
+static void flush_cb(void *arg)
 {
 	audit_flush(arg);
-}
-
-static void journal_room_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct audit *a = arg;
-
-	a->journal_full = 0;
-	audit_flush(a);
-}
-
-/*
- * journald had no room: until its socket polls writable, nothing is offered to it, so that
- * records are not made again on every loop turn only to be refused. Without the event (out of
- * memory), they are offered on every flush as before.
- */
-static void wait_for_room(struct audit *a)
-{
-	int fd = audit_journal_socket();
-
-	if (fd < 0 || a->base == NULL)
-		return;
-	if (a->journal_room != NULL && event_get_fd(a->journal_room) != fd) {
-		event_free(a->journal_room);	/* reconnected since */
-		a->journal_room = NULL;
-	}
-	if (a->journal_room == NULL &&
-	    (a->journal_room = event_new(a->base, fd, EV_WRITE, journal_room_cb, a)) == NULL)
-		return;
-	if (event_add(a->journal_room, NULL) == 0)
-		a->journal_full = 1;
-}
-
-static void retry_journal(struct audit *a)
-{
-	struct timeval tv = { .tv_sec = 0, .tv_usec = JOURNAL_RETRY_MS * 1000 };
-
-	if (a->journal_ev != NULL && !evtimer_pending(a->journal_ev, NULL) &&
-	    evtimer_add(a->journal_ev, &tv) != 0)
-		log_error("audit: cannot arm the journal's retry (the next record retries)");
-}
-
-/*
- * How many records after the first `done` wait for the next flush: those after a record journald
- * had no room for (EAGAIN: its queue is full, it is busy, it did not refuse), when everything
- * before it was written, for JOURNAL_BUSY_MS and JOURNAL_WAIT_MAX at most. Their replies stay
- * held, so a busy journald slows signing down instead of failing it.
- */
-static size_t journal_waits(struct audit *a, int journal_err, size_t ready, size_t done)
-{
-	uint64_t now = clock_now_us();
-
-	if (journal_err != EAGAIN || done != ready || a->n - done > JOURNAL_WAIT_MAX) {
-		a->journal_busy_us = 0;
-		return 0;
-	}
-	if (a->journal_busy_us == 0 || ready > 0)
-		a->journal_busy_us = now;	/* the bound is on time without progress */
-	if (now - a->journal_busy_us > JOURNAL_BUSY_MS * 1000ULL) {
-		a->journal_busy_us = 0;
-		return 0;
-	}
-	return a->n - done;
 }
 
 void audit_flush(struct audit *a)
 {
 	uint64_t first = a->next_ticket - a->n;
-	size_t *ends = NULL, ready = 0, done = 0, chained = 0, keep = 0, i;
+	size_t *ends = NULL, ready = 0, done = 0, keep = 0;
 	uint8_t (*hashes)[32] = NULL;
 	int journal_err = 0, file_err = 0;
 
@@ -318,57 +265,14 @@ void audit_flush(struct audit *a)
 	if (a->n > 0 && ((ends = malloc(a->n * sizeof(*ends))) == NULL ||
 		(hashes = malloc(a->n * sizeof(*hashes))) == NULL))
 		goto out;
-	if (a->fd >= 0 && write_tail(a) != 0)
+	if (a->fd >= 0 && (file_err = write_tail(a)) != 0)
 		goto out;
 	ready = chain_batch(a, ends, hashes, &journal_err);
-	chained = done = ready;
-	if (a->fd >= 0 && ready > 0) {
-		size_t w = ends[ready - 1];
-
-		/* stderr, best effort (no audit configured): through the log's buffer, which
-		 * never waits for a reader and counts what it drops. */
-		if (a->fd == STDERR_FILENO)
-			log_lines(a->buf, w);
-		else
-			w = audit_file_write(a->fd, a->buf, w);
-
-		file_err = errno;
-		for (done = 0; done < ready && ends[done] <= w; done++)
-			;
-		chained = done;
-		/* A line cut short stays in the chain: the rest of it is written first next time. */
-		if (done < ready && w > (done ? ends[done - 1] : 0) &&
-		    keep_tail(a, w, ends[done]) == 0)
-			chained = done + 1;
-	}
-	for (i = 0; i < chained; i++) {
-		a->seq++;
-		memcpy(a->hash, hashes[i], sizeof(a->hash));
-		if (a->batch[i].type == AUDIT_CHECKPOINT)
-			continue;
-		a->last_plain_seq = a->seq;
-		a->since_checkpoint++;
-	}
-	for (i = 0; i < done; i++)
-		a->checkpoints += a->batch[i].type == AUDIT_CHECKPOINT;
-	a->records += done;
-	keep = journal_waits(a, journal_err, ready, done);
+	done = write_lines(a, ends, (const uint8_t (*)[32])hashes, ready, &file_err);
+	keep = audit_journal_hold(&a->jr, journal_err, ready, done, a->n - done);
 out:
 	a->lost += a->n - done - keep;
-	if (journal_err != 0 && keep == 0)
-		fail_state(a, "sending to the journal", journal_err);
-	else if (keep > 0) {	/* not failing: journald takes them when its queue has room */
-		if (journal_err == EAGAIN && !a->journal_full)
-			wait_for_room(a);
-		retry_journal(a);
-	}
-	else if (done < a->n && a->fd >= 0 && ready > done)
-		fail_state(a, "writing the audit file", file_err);
-	else if (done < a->n)
-		fail_state(a, a->tail_len > 0 ? "writing the audit file" : "making the audit records",
-		    a->tail_len > 0 ? errno : ENOMEM);
-	else if (a->tail_len == 0)
-		a->failing = 0;
+	note_health(a, ready, done, keep, journal_err, file_err);
 	memmove(a->batch, a->batch + a->n - keep, keep * sizeof(*a->batch));
 	a->n = keep;
 	free(ends);
@@ -480,19 +384,18 @@ static int append_open(struct audit *a, const char *reason)
 	return 0;
 }
 
-int audit_start(struct audit *a, struct event_base *base, const struct key_public *key,
+int audit_start(struct audit *a, struct event_base *base, const struct audit_key *key,
 	const struct audit_callbacks *cb)
 {
 	struct timeval tv = { .tv_sec = 0, .tv_usec = RETRY_MS * 1000 };
 
 	a->cb = *cb;
-	a->base = base;
 	if (key != NULL) {
 		a->key = *key;
 		a->have_key = 1;
 	}
 	if ((a->timer = event_new(base, -1, EV_PERSIST, timer_cb, a)) == NULL ||
-	    (a->journal_ev = evtimer_new(base, journal_retry_cb, a)) == NULL ||
+	    audit_journal_start(&a->jr, base, flush_cb, a) != 0 ||
 	    event_add(a->timer, &tv) != 0) {
 		log_error("audit: cannot arm its timer");
 		return -1;
@@ -567,14 +470,10 @@ void audit_free(struct audit *a)
 {
 	free(a->batch);
 	free(a->buf);
-	free(a->jbuf);
 	free(a->tail);
 	if (a->timer != NULL)
 		event_free(a->timer);
-	if (a->journal_ev != NULL)
-		event_free(a->journal_ev);
-	if (a->journal_room != NULL)
-		event_free(a->journal_room);
+	audit_journal_free(&a->jr);
 	if (a->fd >= 0 && a->fd != STDERR_FILENO)
 		close(a->fd);
 	memset(a, 0, sizeof(*a));

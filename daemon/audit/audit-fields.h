@@ -50,6 +50,13 @@ static inline void audit_put(struct audit_sink *s, const void *bytes, size_t n)
 int audit_fields(const struct audit_entry *e, uint64_t seq, const uint8_t prev[32],
 	struct audit_sink *s);
 
+/* The longest form of a record, its line or its journal entry (a record is a few hundred bytes). */
+#define AUDIT_RECORD_MAX 2048
+
+/* Room for one more record's form (and a newline) after fill bytes of *buf (*cap bytes), which
+ * grows by doubling. 0 or -1 (out of memory). */
+int audit_grow(char **buf, size_t *cap, size_t fill);
+
 /* Room for any integer of a record in decimal, sign included. */
 #define AUDIT_DIGITS_MAX 24
 

@@ -2,9 +2,29 @@
 /* A record's members from its batch entry (audit-fields.h). */
 #include "audit-fields.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "hex.h"
+
+/* A buffer's first size: room for a batch of a few hundred records. */
+#define BUF_START 65536
+
+int audit_grow(char **buf, size_t *cap, size_t fill)
+{
+	size_t want = *cap ? 2 * *cap : BUF_START;
+	char *b;
+
+	if (*cap - fill > AUDIT_RECORD_MAX)
+		return 0;
+	while (want - fill <= AUDIT_RECORD_MAX)
+		want *= 2;
+	if ((b = realloc(*buf, want)) == NULL)
+		return -1;
+	*buf = b;
+	*cap = want;
+	return 0;
+}
 
 static void text(struct audit_sink *s, const char *name, const char *value)
 {
@@ -127,7 +147,7 @@ static void open_record(struct audit_sink *s, const struct audit_open_entry *op)
 		return;
 	s->object(s, "audit_key");
 	text(s, "name", op->key->name);
-	s->member(s, "key_id", AUDIT_VALUE_PLAIN, op->key->id_hex, strlen(op->key->id_hex));
+	hex(s, "key_id", op->key->id, sizeof(op->key->id));
 	hex(s, "public", op->key->point, sizeof(op->key->point));
 	s->object(s, NULL);
 }
