@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: ISC
 """p256signctl audit-verify against audit logs written here from docs/audit.md alone (a second
-writer of the format, with checkpoints signed by openssl): an intact series passes, and every
-kind of tampering is reported at the record it breaks, with the check that failed. Hostile lines
-never crash the verifier (the meson suite runs it in the sanitizer build too).
+writer of the format, with checkpoints signed by openssl, s made low): an intact series passes,
+and every kind of tampering is reported at the record it breaks, with the check that failed; how
+a log ends (stop, reopen, a time or count checkpoint, unsealed records) decides the exit status,
+and --expect-stopped and --anchor close what the files alone cannot show. Every format rule of a
+member has its refusal; the seeds of the fuzz harness verify. Hostile lines never crash the
+verifier (the meson suite runs it in the sanitizer build too).
 
 Usage: test_audit_verify.py P256SIGNCTL OPENSSL"""
 import hashlib
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -19,10 +23,30 @@ tmp = tempfile.mkdtemp(prefix="p256signctl-audit-")
 failures = []
 SEAL_LABEL = b"p256sign audit checkpoint v2\x00"
 ZERO = "0" * 64
+N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551	# the group order
+# Every member a record may have, in the order the daemon writes them (docs/audit.md).
+ORDER = ["v", "type", "seq", "time", "prev", "reason", "pid", "audit_key", "conn", "id", "peer",
+         "op", "key", "covers_seq", "covers_hash", "key_id", "digest", "message_sha256", "tls",
+         "result", "sig_sha256", "sig", "us"]
+TLS13 = {"kind": "tls13", "side": "server", "transcript_hash": "ab" * 48}
+TLS12 = {"kind": "tls12", "side": "client", "content_sha256": "cd" * 32}
 
 
 def sha256(b):
     return hashlib.sha256(b).hexdigest()
+
+
+def line_of(obj):
+    """A record's line as the daemon writes it: compact, UTF-8 as it is, the escapes JSON needs
+    and no other, \\u00XX in upper case (our test strings hold no backslash before a u)."""
+    text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    return re.sub(r"\\u00([0-9a-f]{2})", lambda m: "\\u00" + m.group(1).upper(), text).encode()
+
+
+def in_order(obj):
+    """obj with its members in the daemon's order (unknown ones last)."""
+    rank = {name: i for i, name in enumerate(ORDER)}
+    return dict(sorted(obj.items(), key=lambda kv: rank.get(kv[0], len(ORDER))))
 
 
 class Key:
@@ -49,14 +73,19 @@ class Key:
         self.key_id = sha256(spki)
         self.public = spki[-65:].hex()
 
-    def sign(self, digest):
-        """ECDSA over a 32-byte digest, as r || s in hex (openssl writes DER)."""
+    def sign(self, digest, high=False):
+        """ECDSA over a 32-byte digest, as r || s in hex (openssl writes DER), with s in its low
+        form as the daemon writes it, or in its high form."""
         path = os.path.join(tmp, "digest")
         with open(path, "wb") as f:
             f.write(digest)
         der = subprocess.run([openssl, "pkeyutl", "-sign", "-inkey", self.pem, "-in", path],
                              check=True, stdout=subprocess.PIPE).stdout
-        return der_to_raw(der).hex()
+        raw = der_to_raw(der)
+        s = int.from_bytes(raw[32:], "big")
+        if (s > N // 2) != high:
+            s = N - s
+        return (raw[:32] + s.to_bytes(32, "big")).hex()
 
 
 def der_to_raw(der):
@@ -98,13 +127,13 @@ class Log:
         s = self.seq
         return "2026-12-01T12:%02d:%02d.%06dZ" % ((s // 60) % 60, s % 60, s * 7919 % 1000000)
 
-    def record(self, rtype, members, mutate=None):
+    def record(self, rtype, members, mutate=None, order=True):
         obj = {"v": 1, "type": rtype, "seq": self.seq + 1, "time": self.next_time(),
                "prev": self.prev}
         obj.update(members)
         if mutate:
             mutate(obj)
-        line = json.dumps(obj, separators=(",", ":")).encode()
+        line = line_of(in_order(obj) if order else obj)
         self.files[-1].append(line)
         self.seq += 1
         self.prev = sha256(line)
@@ -117,25 +146,30 @@ class Log:
         return self.record("open", {"reason": reason, "pid": 4242, "audit_key": {
             "name": "audit", "key_id": key.key_id, "public": key.public}}, mutate)
 
-    def request(self, n=1, op="sign", mutate=None):
+    def request(self, n=1, op="sign", mutate=None, order=True):
+        """n requests of op, each with the member of what it signed (none for other ops)."""
         for _ in range(n):
             i = self.seq
-            digest = sha256(b"digest %d" % i)
+            subject = {"sign": {"digest": sha256(b"digest %d" % i)},
+                       "sign-message": {"message_sha256": sha256(b"message %d" % i)},
+                       "sign-tls": {"tls": dict(TLS13)}}.get(op, {})
             self.record("request", {
                 "conn": 1 + i // 5, "id": i, "peer": {"pid": 1000 + i, "uid": 1000, "gid": 1000,
                                                         "comm": "signer", "unit": "signer.service"},
-                "op": op, "key": "release", "key_id": KEY_A.key_id, "digest": digest,
-                "result": "ok", "sig_sha256": sha256(b"sig %d" % i), "us": 120 + i}, mutate)
+                "op": op, "key": "release", "key_id": KEY_A.key_id, **subject,
+                "result": "ok", "sig_sha256": sha256(b"sig %d" % i), "us": 120 + i}, mutate,
+                order)
         return self.seq
 
-    def checkpoint(self, covers=None, reason="count", key=None, key_id=None, mutate=None):
+    def checkpoint(self, covers=None, reason="count", key=None, key_id=None, mutate=None,
+                   high=False):
         covers = self.seq if covers is None else covers
         key = key or self.key
         h = self.hashes[covers]
         return self.record("checkpoint", {
             "reason": reason, "covers_seq": covers, "covers_hash": h,
             "key_id": key_id or self.key.key_id,
-            "sig": key.sign(seal_digest(h, covers, self.next_time(), reason))},
+            "sig": key.sign(seal_digest(h, covers, self.next_time(), reason), high)},
             mutate)
 
     def rotate(self, key=None):
@@ -211,7 +245,7 @@ def tampered(name, edit, log=None):
 def set_member(line, **members):
     obj = json.loads(line)
     obj.update(members)
-    return json.dumps(obj, separators=(",", ":")).encode()
+    return line_of(obj)
 
 
 def rechain(files, start_file, start_line):
@@ -263,7 +297,7 @@ expect("covers the line before the first given", [*log.write("before"), "--pubke
 p = tampered("edit", lambda f: f[0].__setitem__(2, set_member(f[0][2], id=7777)))
 expect("edit a sealed record", [*p, "--pubkey", KEY_A.pub_pem], 1,
        at(p[0], 4, 4) + "prev is not the SHA-256 of the line before")
-p = tampered("edit-last", lambda f: f[0].__setitem__(4, set_member(f[0][4], result="denied")))
+p = tampered("edit-last", lambda f: f[0].__setitem__(4, set_member(f[0][4], us=9999)))
 expect("edit the last record before a checkpoint", [*p, "--pubkey", KEY_A.pub_pem], 1,
        at(p[0], 6, 6) + "prev is not the SHA-256")
 
@@ -421,12 +455,12 @@ expect("a chain start with seq 5", p, 1,
 # ---- malformed records ----------------------------------------------------------------------
 
 
-def request_log(name, mutate=None, raw=None):
-    """open, two requests, the second changed by mutate or replaced by the raw line."""
+def request_log(name, mutate=None, raw=None, op="sign", order=True):
+    """open, two requests, the second (of op) changed by mutate or replaced by the raw line."""
     log = Log()
     log.open()
     log.request(1)
-    log.request(1, mutate=mutate)
+    log.request(1, op=op, mutate=mutate, order=order)
     if raw is not None:
         log.files[-1][-1] = raw
     return log.write(name)
@@ -475,15 +509,15 @@ p = request_log("extra", mutate=lambda o: o.update({"x\x1b[2J": 1}))
 expect("an unknown member, with an escape sequence in its name", p, 1,
        at(p[0], 3, 3) + "member 'x?[2J': not a member of this record")
 p = request_log("dup", raw=b'{"v":1,"type":"request","seq":3,"seq":4}')
-expect("a duplicate member", p, 1, "%s:3: not valid JSON" % p[0])
+expect("a duplicate member", p, 1, "%s:3: a member appears twice (at byte" % p[0])
 p = request_log("nul", raw=b'{"v":1,\x00}')
 expect("a NUL byte", p, 1, "%s:3: not valid JSON" % p[0])
-TLS13 = {"kind": "tls13", "side": "server", "transcript_hash": "ab" * 48}
-p = request_log("tls", mutate=lambda o: o.update(op="sign-tls", tls=dict(TLS13)))
+p = request_log("tls", op="sign-tls")
 expect("a sign-tls record", p, 3, "intact: 1 file, 3 records (2 requests, 0 checkpoints)")
-p = request_log("tls-kind", mutate=lambda o: o.update(op="sign-tls", tls=dict(TLS13, kind="ssl3")))
+p = request_log("tls-kind", op="sign-tls", mutate=lambda o: o.update(tls=dict(TLS13, kind="ssl3")))
 expect("an unknown tls.kind", p, 1, at(p[0], 3, 3) + "member 'tls.kind': not one of its values")
-p = request_log("tls-hash", mutate=lambda o: o.update(tls=dict(TLS13, transcript_hash="ab" * 20)))
+p = request_log("tls-hash", op="sign-tls",
+                mutate=lambda o: o.update(tls=dict(TLS13, transcript_hash="ab" * 20)))
 expect("a transcript hash of no SHA-2 length", p, 1,
        at(p[0], 3, 3) + "member 'tls.transcript_hash': not 64, 96 or 128 hex digits")
 p = request_log("key-name", mutate=lambda o: o.update(key="a b"))
