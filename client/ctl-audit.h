@@ -39,8 +39,10 @@ struct audit_record {
 
 /*
  * Parses one line (its bytes without the '\n') as a version 1 record: a JSON object whose first
- * members are v, type, seq, time and prev in that order, then only the members of its type, each
- * of its type and form (hex in lowercase, names as in the daemon's configuration). 0; or -1 with
+ * members are v, type, seq, time and prev in that order, then only the members of its type, in
+ * their order, each of its type and form (hex in lowercase, names as in the daemon's
+ * configuration, closed values, real dates), the members of a request that go together, and the
+ * line in the daemon's bytes (docs/audit.md, "The bytes of a line"). 0; or -1 with
  * the reason in why (why_len bytes, AUDIT_WHY_MAX is enough), and r->seq set when it was read.
  * The message never quotes the line's bytes, only member names from the format.
  */
