@@ -24,6 +24,12 @@ void audit_chain_init(struct audit_chain *c, const uint8_t key[AUDIT_POINT_LEN])
 	}
 }
 
+void audit_chain_set_anchor(struct audit_chain *c, const uint8_t anchor[AUDIT_HASH_LEN])
+{
+	memcpy(c->anchor, anchor, AUDIT_HASH_LEN);
+	c->have_anchor = 1;
+}
+
 void audit_chain_free(struct audit_chain *c)
 {
 	free(c->window);
@@ -83,6 +89,8 @@ static int check_first(struct audit_chain *c, const struct audit_record *r, char
 		return broken(why, "seq 1 starts a chain, but prev is not 64 zeros");
 	c->first_seq = r->seq;
 	c->continues = !start;
+	if (!start && c->have_anchor && memcmp(r->prev, c->anchor, AUDIT_HASH_LEN) == 0)
+		c->anchor_seq = r->seq - 1;	/* the chain goes on from the anchor */
 	/* The line before the first one given is known by its hash: a checkpoint may cover it. */
 	c->window_seq = start ? 1 : r->seq - 1;
 	return start ? 0 : window_push(c, r->prev);
@@ -140,6 +148,7 @@ static int check_checkpoint(struct audit_chain *c, const struct audit_record *r,
 {
 	uint8_t digest[AUDIT_HASH_LEN];
 	unsigned long long covers = (unsigned long long)r->covers_seq;
+	int v;
 
 	if (r->covers_seq >= r->seq)
 		return broken(why, "covers_seq %llu is not before the checkpoint", covers);
@@ -155,7 +164,12 @@ static int check_checkpoint(struct audit_chain *c, const struct audit_record *r,
 		return broken(why, "key_id is not the audit key's");
 	if (audit_seal_digest(r->covers_hash, r->covers_seq, r->time, r->reason, digest) != 0)
 		return AUDIT_INTERNAL;
-	if (p256_verify(c->key, AUDIT_POINT_LEN, digest, r->sig, 0) != 0)
+	/* n - s verifies whenever s does: the daemon writes the low one, so a seal has one form */
+	if ((v = p256_verify(c->key, AUDIT_POINT_LEN, digest, r->sig, P256_VERIFY_LOW_S)) ==
+	    P256_ERR_SIG_HIGH_S)
+		return broken(why, "sig has a high s (above n/2): a seal is written with the low s "
+			"only, and n - s would be a second form of it");
+	if (v != 0)
 		return broken(why, "sig does not verify with the audit key over the seal of seq %llu",
 			covers);
 	c->sealed_seq = r->covers_seq;
@@ -198,6 +212,9 @@ int audit_chain_add(struct audit_chain *c, const uint8_t *line, size_t len, int 
 	memcpy(c->hash, hash, AUDIT_HASH_LEN);
 	c->seq = r.seq;
 	c->type = r.type;
+	memcpy(c->reason, r.reason, sizeof(c->reason));
+	if (c->have_anchor && c->anchor_seq == 0 && memcmp(hash, c->anchor, AUDIT_HASH_LEN) == 0)
+		c->anchor_seq = r.seq;
 	if (c->records++ == 0)
 		memcpy(c->first_time, r.time, sizeof(r.time));
 	memcpy(c->last_time, r.time, sizeof(r.time));
@@ -206,12 +223,28 @@ int audit_chain_add(struct audit_chain *c, const uint8_t *line, size_t len, int 
 	return 0;
 }
 
+/* The last record is a checkpoint of the one before it: its own signature seals it. */
+static int sealed_to_last(const struct audit_chain *c)
+{
+	return c->type == AUDIT_CHECKPOINT && c->sealed_seq != 0 && c->sealed_seq + 1 == c->seq;
+}
+
 uint64_t audit_chain_unsealed(const struct audit_chain *c, uint64_t *from, uint64_t *to)
 {
 	*from = c->sealed_seq ? c->sealed_seq + 1 : c->first_seq;
 	*to = c->seq;
-	if (c->records == 0 ||
-	    (c->type == AUDIT_CHECKPOINT && c->sealed_seq != 0 && c->sealed_seq + 1 == c->seq))
+	if (c->records == 0 || sealed_to_last(c))
 		return 0;
 	return *to - *from + 1;
+}
+
+enum audit_end audit_chain_end(const struct audit_chain *c)
+{
+	if (c->records == 0 || !sealed_to_last(c))
+		return AUDIT_END_UNSEALED;
+	if (strcmp(c->reason, audit_seal_reasons[AUDIT_SEAL_STOP]) == 0)
+		return AUDIT_END_STOP;
+	if (strcmp(c->reason, audit_seal_reasons[AUDIT_SEAL_REOPEN]) == 0)
+		return AUDIT_END_REOPEN;
+	return AUDIT_END_SEALED;
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * One audit record from its line (ctl-audit.h): jansson parses the JSON, then tables of the
- * members of each record type (docs/audit.md) check every member's presence, type and form, so
- * that the chain sees only well-formed records and the operator a reason that names the member.
+ * members of each record type (docs/audit.md) check every member's presence, place, type and
+ * form, and the line must be the bytes the daemon writes for those members (re-serialised and
+ * compared), so that the chain sees only well-formed records, each with one form only, and the
+ * operator a reason that names the member.
  */
 #include <jansson.h>
 #include <stdarg.h>
@@ -11,6 +13,7 @@
 
 #include "ctl-audit.h"
 #include "hex.h"
+#include "proto.h"
 
 #define KEY_NAME_MAX 64		/* key names: 1..64 of [A-Za-z0-9._-], as in the configuration */
 #define SHOWN_NAME_MAX 32	/* how much of an unknown member's name a message shows */
@@ -19,8 +22,8 @@ enum kind {
 	M_INT,		/* an integer from min to max */
 	M_HEX,		/* lowercase hex, hexlen digits (0: 64, 96 or 128, a SHA-2 hash) */
 	M_NAME,		/* a key name */
-	M_TEXT,		/* any string (a process name, a unit) */
-	M_TAG,		/* "ok" or an error tag: lowercase letters, digits and '-' */
+	M_TEXT,		/* any string of 1 to max bytes (a process name, a unit) */
+	M_RESULT,	/* "ok" or an error tag of the protocol */
 	M_ENUM,		/* one of values */
 	M_TIME,		/* UTC with microseconds */
 	M_OBJECT,	/* an object of the members inner */
@@ -39,6 +42,7 @@ struct member {
 #define INT(n, req, lo, hi) { .name = n, .kind = M_INT, .required = req, .min = lo, .max = hi }
 #define HEX(n, req, len) { .name = n, .kind = M_HEX, .required = req, .hexlen = len }
 #define STR(n, req, k) { .name = n, .kind = k, .required = req }
+#define TEXT(n, req, bytes) { .name = n, .kind = M_TEXT, .required = req, .max = bytes }
 #define ENUM(n, req, v) { .name = n, .kind = M_ENUM, .required = req, .values = v }
 #define OBJECT(n, req, m) { .name = n, .kind = M_OBJECT, .required = req, .inner = m }
 #define END { .name = NULL }
@@ -82,8 +86,8 @@ static const struct member PEER[] = {
 	INT("pid", 1, 0, INT32_MAX),		/* 0: a peer in another pid namespace */
 	INT("uid", 1, 0, U32_MAX),
 	INT("gid", 1, 0, U32_MAX),
-	STR("comm", 0, M_TEXT),
-	STR("unit", 0, M_TEXT),
+	TEXT("comm", 0, 15),			/* the kernel's TASK_COMM_LEN, less its NUL */
+	TEXT("unit", 0, 255),			/* systemd's longest unit name */
 	END,
 };
 
@@ -105,7 +109,7 @@ static const struct member REQUEST[] = {
 	HEX("digest", 0, 64),
 	HEX("message_sha256", 0, 64),
 	OBJECT("tls", 0, TLS),
-	STR("result", 1, M_TAG),
+	STR("result", 1, M_RESULT),
 	HEX("sig_sha256", 0, 64),
 	INT("us", 1, 0, SEQ_MAX),
 	END,
@@ -160,39 +164,58 @@ static int is_name(const char *s, size_t len)
 	return 1;
 }
 
-static int is_tag(const char *s, size_t len)
+/* "ok", or the tag of an error code of the protocol (docs/protocol.md section 7): closed, as op
+ * is, since a value this version of the format does not name has no meaning to check. */
+static int is_result(const char *s)
 {
-	if (len == 0 || len > KEY_NAME_MAX)
+	if (strcmp(s, "ok") == 0)
+		return 1;
+	if (strcmp(s, "unknown-error") == 0)	/* proto_error_tag's name for a code it does not know */
 		return 0;
-	for (size_t i = 0; i < len; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
-			return 0;
-	return 1;
+	for (uint16_t code = 1; code <= PROTO_E_MAX; code++)
+		if (strcmp(s, proto_error_tag(code)) == 0)
+			return 1;
+	return 0;
 }
 
-/* Two digits from s, at most max. */
-static int two_digits(const char *s, int min, int max)
+/* The digits of s[0..n-1] as a number (they are digits: is_time checked the form). */
+static unsigned digits(const char *s, int n)
 {
-	int v;
+	unsigned v = 0;
 
-	if (s[0] < '0' || s[0] > '9' || s[1] < '0' || s[1] > '9')
-		return 0;
-	v = (s[0] - '0') * 10 + (s[1] - '0');
-	return v >= min && v <= max;
+	for (int i = 0; i < n; i++)
+		v = v * 10 + (unsigned)(s[i] - '0');
+	return v;
 }
 
-/* YYYY-MM-DDTHH:MM:SS.uuuuuuZ (the format's only form of a time). */
+static unsigned days_in_month(unsigned year, unsigned month)
+{
+	static const unsigned char days[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+
+	return days[month - 1] + (month == 2 && leap);
+}
+
+/*
+ * YYYY-MM-DDTHH:MM:SS.uuuuuuZ, the format's only form of a time, and a time the daemon can write:
+ * a real date (proleptic Gregorian) from 1970 on, no second 60 (CLOCK_REALTIME has none).
+ */
 static int is_time(const char *s, size_t len)
 {
 	static const char form[] = "dddd-dd-ddTdd:dd:dd.ddddddZ";
+	unsigned year, month;
 
 	if (len != AUDIT_TIME_LEN)
 		return 0;
 	for (size_t i = 0; i < len; i++)
 		if (form[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != form[i])
 			return 0;
-	return two_digits(s + 5, 1, 12) && two_digits(s + 8, 1, 31) && two_digits(s + 11, 0, 23) &&
-		two_digits(s + 14, 0, 59) && two_digits(s + 17, 0, 60);
+	year = digits(s, 4);
+	month = digits(s + 5, 2);
+	if (year < 1970 || month < 1 || month > 12)
+		return 0;
+	return digits(s + 8, 2) >= 1 && digits(s + 8, 2) <= days_in_month(year, month) &&
+		digits(s + 11, 2) <= 23 && digits(s + 14, 2) <= 59 && digits(s + 17, 2) <= 59;
 }
 
 static int in_values(const char *s, const char *const *values)
@@ -225,9 +248,9 @@ static int check_string(const struct member *m, json_t *v, const char *parent, c
 		if (!is_name(s, len))
 			return fail(why, n, parent, m->name, "not a key name (1 to 64 of A-Z a-z 0-9 . _ -)");
 		return 0;
-	case M_TAG:
-		if (!is_tag(s, len))
-			return fail(why, n, parent, m->name, "not ok or an error tag");
+	case M_RESULT:
+		if (!is_result(s))
+			return fail(why, n, parent, m->name, "not ok or an error tag of the protocol");
 		return 0;
 	case M_ENUM:
 		if (!in_values(s, m->values))
@@ -235,9 +258,12 @@ static int check_string(const struct member *m, json_t *v, const char *parent, c
 		return 0;
 	case M_TIME:
 		if (!is_time(s, len))
-			return fail(why, n, parent, m->name, "not a UTC time YYYY-MM-DDTHH:MM:SS.uuuuuuZ");
+			return fail(why, n, parent, m->name, "not a UTC time YYYY-MM-DDTHH:MM:SS.uuuuuuZ "
+				"of a real date from 1970 on");
 		return 0;
-	default:	/* M_TEXT: any string */
+	default:	/* M_TEXT: any string of its length */
+		if (len == 0 || len > (size_t)m->max)
+			return fail(why, n, parent, m->name, "not 1 to %d bytes", (int)m->max);
 		return 0;
 	}
 }
@@ -283,13 +309,13 @@ static void shown_name(const char *name, char out[SHOWN_NAME_MAX + 1])
 	out[i] = '\0';
 }
 
-/* Every member of obj after the first skip is in table and well-formed; none required is
- * missing. */
+/* Every member of obj after the first skip is in table, in the table's order (the daemon's), and
+ * well-formed; none required is missing. */
 static int check_members(const struct member *table, json_t *obj, size_t skip, const char *parent,
 	char *why, size_t n)
 {
 	char shown[SHOWN_NAME_MAX + 1];
-	const struct member *m;
+	const struct member *m, *last = NULL;
 	const char *key;
 	json_t *value;
 	size_t i = 0;
@@ -301,6 +327,10 @@ static int check_members(const struct member *table, json_t *obj, size_t skip, c
 			shown_name(key, shown);
 			return fail(why, n, parent, shown, "not a member of this record");
 		}
+		if (last != NULL && m < last)
+			return fail(why, n, parent, m->name, "out of order: it comes before '%s'",
+				last->name);
+		last = m;
 		if (check_value(m, value, parent, why, n) != 0)
 			return -1;
 	}
@@ -332,6 +362,85 @@ static int check_common(json_t *obj, struct audit_record *r, char *why, size_t n
 		if (strcmp(json_string_value(json_object_get(obj, "type")), TYPES[t]) == 0)
 			r->type = (enum audit_type)t;
 	return 0;
+}
+
+/* What a request was asked to sign, by its op: each member only in a record of that op. */
+static const struct {
+	const char *member, *op;
+} SUBJECTS[] = {
+	{ "digest", "sign" },
+	{ "message_sha256", "sign-message" },
+	{ "tls", "sign-tls" },
+};
+
+/*
+ * The members of a request that go together, as the daemon writes them: what was signed only
+ * for the op that signs it, the tls object's hash the one of its kind, and the hash of a
+ * signature only with result ok (none is released otherwise).
+ */
+static int check_request(json_t *obj, char *why, size_t n)
+{
+	const char *op = json_string_value(json_object_get(obj, "op"));
+	const char *result = json_string_value(json_object_get(obj, "result"));
+	json_t *tls = json_object_get(obj, "tls");
+
+	for (size_t i = 0; i < sizeof(SUBJECTS) / sizeof(SUBJECTS[0]); i++)
+		if (json_object_get(obj, SUBJECTS[i].member) != NULL &&
+		    strcmp(op, SUBJECTS[i].op) != 0)
+			return fail(why, n, NULL, SUBJECTS[i].member, "in a record of op %s (only of "
+				"op %s)", op, SUBJECTS[i].op);
+	if (tls != NULL) {
+		int tls13 = strcmp(json_string_value(json_object_get(tls, "kind")), "tls13") == 0;
+		const char *kind = tls13 ? "tls13" : "tls12";
+		const char *own = tls13 ? "transcript_hash" : "content_sha256";
+		const char *other = tls13 ? "content_sha256" : "transcript_hash";
+
+		if (json_object_get(tls, other) != NULL)
+			return fail(why, n, "tls", other, "in a %s record (only in the other kind)",
+				kind);
+		if (json_object_get(tls, own) == NULL)
+			return fail(why, n, "tls", own, "missing (a %s record has it)", kind);
+	}
+	if (json_object_get(obj, "sig_sha256") != NULL && strcmp(result, "ok") != 0)
+		return fail(why, n, NULL, "sig_sha256", "in a record whose result is not ok");
+	return 0;
+}
+
+/*
+ * The line is the bytes the daemon writes for these members: jansson's compact form, which the
+ * daemon's writer reproduces (daemon/audit-line.h). Spaces, an escape where none is needed
+ * (\u0073 for s) or another form of a number would give a record a second form with the same
+ * meaning, which the chain would hash but nothing else would check.
+ */
+static int check_form(json_t *obj, const uint8_t *line, size_t len, char *why, size_t n)
+{
+	char own[AUDIT_LINE_MAX];
+	size_t need = json_dumpb(obj, own, sizeof(own), JSON_COMPACT | JSON_PRESERVE_ORDER), i = 0;
+
+	if (need == len && memcmp(own, line, len) == 0)
+		return 0;
+	while (i < len && i < need && i < sizeof(own) && own[i] == (char)line[i])
+		i++;
+	snprintf(why, n, "not in the daemon's form (compact JSON, escapes only where JSON needs "
+		"them): it differs from it at byte %zu", i + 1);
+	return -1;
+}
+
+/* Why jansson refused a line, in words of the format (its own text quotes the input). */
+static const char *load_error(const json_error_t *e)
+{
+	enum json_error_code code = json_error_code(e);
+
+	if (code == json_error_null_character || code == json_error_null_byte_in_key)
+		return "a string holds \\u0000, which the format does not allow";
+	if (code == json_error_duplicate_key)
+		return "a member appears twice";
+	/* jansson 2.14's words for an unpaired surrogate; another wording falls to the last line,
+	 * refused all the same */
+	if (code == json_error_invalid_syntax && strncmp(e->text, "invalid Unicode '", 17) == 0)
+		return "a string holds an unpaired surrogate (\\uD800 to \\uDFFF), which the format "
+			"does not allow";
+	return "not valid JSON";
 }
 
 /* The hex of a member that check_members has passed: the decoding cannot fail, but is checked. */
@@ -380,11 +489,15 @@ int audit_record_parse(const uint8_t *line, size_t len, struct audit_record *r, 
 	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
-	/* Duplicate members would let two readers see two records in one line. */
+	if (len > AUDIT_LINE_MAX) {
+		snprintf(why, why_len, "a line longer than %d bytes: not a record", AUDIT_LINE_MAX);
+		return -1;
+	}
+	/* Duplicate members would let two readers see two records in one line, and so would a
+	 * \u0000 to a reader of C strings. */
 	obj = json_loadb((const char *)line, len, JSON_REJECT_DUPLICATES, &error);
 	if (obj == NULL) {
-		/* jansson's text quotes the input: only the position is shown */
-		snprintf(why, why_len, "not valid JSON (at byte %d)", error.position);
+		snprintf(why, why_len, "%s (at byte %d)", load_error(&error), error.position);
 		return -1;
 	}
 	if (!json_is_object(obj)) {
@@ -392,7 +505,9 @@ int audit_record_parse(const uint8_t *line, size_t len, struct audit_record *r, 
 		goto out;
 	}
 	if (check_common(obj, r, why, why_len) != 0 ||
-	    check_members(BY_TYPE[r->type], obj, NCOMMON, NULL, why, why_len) != 0)
+	    check_members(BY_TYPE[r->type], obj, NCOMMON, NULL, why, why_len) != 0 ||
+	    (r->type == AUDIT_REQUEST && check_request(obj, why, why_len) != 0) ||
+	    check_form(obj, line, len, why, why_len) != 0)
 		goto out;
 	if (extract(obj, r) != 0) {
 		snprintf(why, why_len, "internal error: a checked member did not decode");

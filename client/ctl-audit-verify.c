@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * p256signctl audit-verify FILE... [--pubkey PEM]: reads a series of audit files, oldest first,
- * one line at a time, and stops at the first record that breaks the log (ctl-audit-chain.c);
- * otherwise prints what it checked and what no checkpoint seals yet. docs/audit.md, "Verifying".
+ * p256signctl audit-verify FILE... [--pubkey PEM] [--anchor HASH] [--expect-stopped]: reads a
+ * series of audit files, oldest first, one line at a time, and stops at the first record that
+ * breaks the log (ctl-audit-chain.c); otherwise prints what it checked, how the log ends and
+ * what no checkpoint seals yet. docs/audit.md, "Verifying".
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +19,15 @@
 #define CMD "audit-verify"
 
 enum line_result { LINE_OK, LINE_EOF, LINE_TOO_LONG, LINE_UNTERMINATED, LINE_IO_ERROR };
+
+/* The command line. */
+struct verify_args {
+	const char *pubkey;
+	const char *anchor;		/* hex, as given */
+	int expect_stopped;
+	char **files;			/* argc entries */
+	int nfiles;
+};
 
 /* Where verification stopped, for the report. */
 struct audit_break {
@@ -120,26 +130,75 @@ static void print_break(const struct ctl_options *o, const struct audit_break *b
 	print_json(j, "{\"intact\": false}");
 }
 
+/* The end's name in --json: the last checkpoint's reason, or "unsealed". */
+static const char *end_name(const struct audit_chain *c, enum audit_end end)
+{
+	return end == AUDIT_END_UNSEALED ? "unsealed" : c->reason;
+}
+
 static void print_summary_json(const struct audit_chain *c, int files, uint64_t unsealed,
 	uint64_t from, uint64_t to)
 {
-	char key_id[2 * AUDIT_HASH_LEN + 1];
+	char key_id[2 * AUDIT_HASH_LEN + 1], last[2 * AUDIT_HASH_LEN + 1];
 	json_t *j;
 
 	hex_encode(c->key_id, AUDIT_HASH_LEN, key_id);
-	j = json_pack("{s:b, s:i, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:b, s:b, s:I, s:I, s:I}",
+	hex_encode(c->hash, AUDIT_HASH_LEN, last);
+	j = json_pack("{s:b, s:i, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:b, s:b, s:I, s:I, s:I, "
+		"s:s, s:s}",
 		"intact", 1, "files", files, "records", (json_int_t)c->records,
 		"requests", (json_int_t)c->requests, "checkpoints", (json_int_t)c->checkpoints,
 		"first_seq", (json_int_t)c->first_seq, "last_seq", (json_int_t)c->seq,
 		"first_time", c->first_time, "last_time", c->last_time, "key_id", key_id,
 		"key_from_log", c->key_from_log, "continues", c->continues,
 		"unsealed", (json_int_t)unsealed, "unsealed_from", (json_int_t)(unsealed ? from : 0),
-		"unsealed_to", (json_int_t)(unsealed ? to : 0));
+		"unsealed_to", (json_int_t)(unsealed ? to : 0),
+		"end", end_name(c, audit_chain_end(c)), "last_hash", last);
+	if (j != NULL && c->have_anchor &&
+	    json_object_set_new(j, "anchor_seq", json_integer((json_int_t)c->anchor_seq)) != 0) {
+		json_decref(j);
+		j = NULL;
+	}
 	print_json(j, "{\"intact\": true}");
 }
 
-static void print_summary(const struct audit_chain *c, int files, uint64_t unsealed,
+/* How the log ends (docs/audit.md, "How a log ends"), and the anchor. */
+static void print_end(const struct audit_chain *c, const struct verify_args *a, uint64_t unsealed,
 	uint64_t from, uint64_t to)
+{
+	enum audit_end end = audit_chain_end(c);
+
+	printf("last line: seq %llu, SHA-256 ", (unsigned long long)c->seq);
+	ctl_print_hex(c->hash, AUDIT_HASH_LEN);
+	if (end == AUDIT_END_STOP)
+		printf("ends with a stop checkpoint: the daemon stopped there\n");
+	else if (end == AUDIT_END_REOPEN)
+		printf("ends with a reopen checkpoint: the file written after it is not given (the "
+			"newest file missing, or a rotated file on its own)\n");
+	else if (end == AUDIT_END_SEALED)
+		printf("ends with a %s checkpoint: the daemon may still be writing, or the log was "
+			"cut after it\n", c->reason);
+	else
+		printf("%llu record%s after the last checkpoint (seq %llu-%llu) %s not sealed: a "
+			"cut there cannot be detected\n", (unsigned long long)unsealed,
+			unsealed == 1 ? "" : "s", (unsigned long long)from, (unsigned long long)to,
+			unsealed == 1 ? "is" : "are");
+	if (a->expect_stopped && end != AUDIT_END_STOP)
+		printf("not stopped: --expect-stopped wants a stop checkpoint last\n");
+	if (!c->have_anchor)
+		return;
+	if (c->anchor_seq == 0)
+		printf("anchor not reached: no line given has the SHA-256 of --anchor, nor does the "
+			"first continue from it: the log was cut before it, or it is another log\n");
+	else if (c->anchor_seq < c->first_seq)
+		printf("anchor reached: the chain continues from it (the line with seq %llu)\n",
+			(unsigned long long)c->anchor_seq);
+	else
+		printf("anchor reached: the line with seq %llu\n",
+			(unsigned long long)c->anchor_seq);
+}
+
+static void print_summary(const struct audit_chain *c, int files)
 {
 	printf("intact: %d file%s, %llu records (%llu requests, %llu checkpoints), seq %llu-%llu\n",
 		files, files == 1 ? "" : "s", (unsigned long long)c->records,
@@ -152,33 +211,63 @@ static void print_summary(const struct audit_chain *c, int files, uint64_t unsea
 	if (c->continues)
 		printf("the chain continues an earlier file not given: starts at seq %llu\n",
 			(unsigned long long)c->first_seq);
-	if (unsealed != 0)
-		printf("%llu record%s after the last checkpoint (seq %llu-%llu) %s not sealed: a cut "
-			"there cannot be detected\n", (unsigned long long)unsealed,
-			unsealed == 1 ? "" : "s", (unsigned long long)from, (unsigned long long)to,
-			unsealed == 1 ? "is" : "are");
 }
 
-/* The FILEs in their order into files (argc entries), and --pubkey wherever it is. */
-static int parse_args(int argc, char **argv, const char **pubkey, char **files, int *nfiles)
+/* The exit status of an intact log: the anchor missed, then how it ends. */
+static int end_status(const struct audit_chain *c, const struct verify_args *a)
+{
+	enum audit_end end = audit_chain_end(c);
+
+	if (c->have_anchor && c->anchor_seq == 0)
+		return CTL_EXIT_REFUSED;
+	if (end == AUDIT_END_REOPEN)
+		return CTL_EXIT_AUDIT_REOPEN;
+	if (end == AUDIT_END_UNSEALED || (end == AUDIT_END_SEALED && a->expect_stopped))
+		return CTL_EXIT_AUDIT_UNSEALED;
+	return CTL_EXIT_OK;
+}
+
+/* The FILEs in their order into a->files, and the options wherever they are (each once). */
+static int parse_args(int argc, char **argv, struct verify_args *a)
 {
 	static const struct option options[] = {
 		{ "pubkey", required_argument, NULL, 'p' },
+		{ "anchor", required_argument, NULL, 'a' },
+		{ "expect-stopped", no_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
 	optind = 1;
-	*nfiles = 0;
+	a->nfiles = 0;
 	while ((opt = getopt_long(argc, argv, "-p:", options, NULL)) != -1) {
 		if (opt == 1)
-			files[(*nfiles)++] = optarg;
-		else if (opt == 'p' && *pubkey == NULL)
-			*pubkey = optarg;
+			a->files[a->nfiles++] = optarg;
+		else if (opt == 'p' && a->pubkey == NULL)
+			a->pubkey = optarg;
+		else if (opt == 'a' && a->anchor == NULL)
+			a->anchor = optarg;
+		else if (opt == 's' && !a->expect_stopped)
+			a->expect_stopped = 1;
 		else
 			return -1;
 	}
-	return *nfiles > 0 ? 0 : -1;
+	return a->nfiles > 0 ? 0 : -1;
+}
+
+/* --anchor: 64 hex digits, the SHA-256 of a line (docs/audit.md). 0, or -1 (said). */
+static int set_anchor(struct audit_chain *c, const char *text)
+{
+	uint8_t anchor[AUDIT_HASH_LEN];
+	size_t len;
+
+	if (strlen(text) != 2 * AUDIT_HASH_LEN ||
+	    hex_decode(text, strlen(text), anchor, sizeof(anchor), &len) != 0 || len != sizeof(anchor)) {
+		ctl_error(CMD, "--anchor: not a SHA-256 in hex (64 digits)");
+		return -1;
+	}
+	audit_chain_set_anchor(c, anchor);
+	return 0;
 }
 
 int ctl_audit_verify(const struct ctl_options *o, int argc, char **argv)
@@ -186,29 +275,32 @@ int ctl_audit_verify(const struct ctl_options *o, int argc, char **argv)
 	uint8_t point[P256SIGN_POINT_LEN];
 	struct audit_chain c;
 	struct audit_break b;
-	const char *pubkey = NULL;
+	struct verify_args a = { 0 };
 	uint64_t unsealed, from, to;
-	char **files;
-	int nfiles, r = 0;
+	int r = 0;
 
 	audit_chain_init(&c, NULL);
-	if ((files = calloc((size_t)argc, sizeof(*files))) == NULL) {
+	if ((a.files = calloc((size_t)argc, sizeof(*a.files))) == NULL) {
 		r = ctl_error(CMD, "out of memory");
 		goto out;
 	}
-	if (parse_args(argc, argv, &pubkey, files, &nfiles) != 0) {
+	if (parse_args(argc, argv, &a) != 0) {
 		r = ctl_usage(CMD);
 		goto out;
 	}
-	if (pubkey != NULL) {
-		if (ctl_load_pubkey_file(CMD, pubkey, point) != 0) {
+	if (a.pubkey != NULL) {
+		if (ctl_load_pubkey_file(CMD, a.pubkey, point) != 0) {
 			r = CTL_EXIT_USAGE;
 			goto out;
 		}
 		audit_chain_init(&c, point);
 	}
-	for (int i = 0; i < nfiles && r == 0; i++)
-		r = verify_file(&c, files[i], &b);
+	if (a.anchor != NULL && set_anchor(&c, a.anchor) != 0) {
+		r = CTL_EXIT_USAGE;
+		goto out;
+	}
+	for (int i = 0; i < a.nfiles && r == 0; i++)
+		r = verify_file(&c, a.files[i], &b);
 	if (r == AUDIT_BROKEN) {
 		print_break(o, &b);
 		r = CTL_EXIT_REFUSED;
@@ -216,14 +308,16 @@ int ctl_audit_verify(const struct ctl_options *o, int argc, char **argv)
 		r = ctl_error(CMD, "out of memory, or hashing failed");
 	} else if (r == 0) {
 		unsealed = audit_chain_unsealed(&c, &from, &to);
-		if (o->json)
-			print_summary_json(&c, nfiles, unsealed, from, to);
-		else
-			print_summary(&c, nfiles, unsealed, from, to);
-		r = unsealed ? CTL_EXIT_AUDIT_UNSEALED : CTL_EXIT_OK;
+		if (o->json) {
+			print_summary_json(&c, a.nfiles, unsealed, from, to);
+		} else {
+			print_summary(&c, a.nfiles);
+			print_end(&c, &a, unsealed, from, to);
+		}
+		r = end_status(&c, &a);
 	}
 out:
 	audit_chain_free(&c);
-	free(files);
+	free(a.files);
 	return r;
 }

@@ -39,8 +39,10 @@ struct audit_record {
 
 /*
  * Parses one line (its bytes without the '\n') as a version 1 record: a JSON object whose first
- * members are v, type, seq, time and prev in that order, then only the members of its type, each
- * of its type and form (hex in lowercase, names as in the daemon's configuration). 0; or -1 with
+ * members are v, type, seq, time and prev in that order, then only the members of its type, in
+ * their order, each of its type and form (hex in lowercase, names as in the daemon's
+ * configuration, closed values, real dates), the members of a request that go together, and the
+ * line in the daemon's bytes (docs/audit.md, "The bytes of a line"). 0; or -1 with
  * the reason in why (why_len bytes, AUDIT_WHY_MAX is enough), and r->seq set when it was read.
  * The message never quotes the line's bytes, only member names from the format.
  */
@@ -58,12 +60,19 @@ struct audit_chain {
 	uint64_t seq;				/* the last record's; 0 before the first */
 	uint8_t hash[AUDIT_HASH_LEN];		/* SHA-256 of its line */
 	enum audit_type type;			/* its type */
+	char reason[8];				/* its reason, when it is a checkpoint */
 
 	/* SHA-256 of the lines window_seq, window_seq + 1 .. seq: what a checkpoint may cover */
 	uint8_t (*window)[AUDIT_HASH_LEN];
 	size_t window_len, window_cap;
 	uint64_t window_seq;
 	uint64_t sealed_seq;			/* the last checkpoint's covers_seq; 0: none yet */
+
+	/* --anchor: the SHA-256 of a line kept outside the log, and the seq of the line with it
+	 * (a line given, or the one the first continues); 0 until reached */
+	int have_anchor;
+	uint8_t anchor[AUDIT_HASH_LEN];
+	uint64_t anchor_seq;
 
 	/* for the summary */
 	uint64_t first_seq;
@@ -77,6 +86,9 @@ struct audit_chain {
 
 /* Starts a verification with the audit key's point, or NULL to take the first open record's. */
 void audit_chain_init(struct audit_chain *c, const uint8_t key[AUDIT_POINT_LEN]);
+
+/* Sets the hash that the chain must reach (audit_chain_init first). */
+void audit_chain_set_anchor(struct audit_chain *c, const uint8_t anchor[AUDIT_HASH_LEN]);
 
 /* Frees the window; the counters stay readable. */
 void audit_chain_free(struct audit_chain *c);
@@ -94,5 +106,15 @@ int audit_chain_add(struct audit_chain *c, const uint8_t *line, size_t len, int 
  * A last record that is a checkpoint of the one before it counts as sealed by its own signature.
  */
 uint64_t audit_chain_unsealed(const struct audit_chain *c, uint64_t *from, uint64_t *to);
+
+/* How the records given end (docs/audit.md, "How a log ends"). */
+enum audit_end {
+	AUDIT_END_UNSEALED,	/* records no checkpoint seals (or none at all) */
+	AUDIT_END_STOP,		/* a stop checkpoint of the record before it: the daemon stopped */
+	AUDIT_END_REOPEN,	/* a reopen checkpoint ...: a later file follows, not given */
+	AUDIT_END_SEALED,	/* a count or time checkpoint ...: the daemon may still be writing */
+};
+
+enum audit_end audit_chain_end(const struct audit_chain *c);
 
 #endif

@@ -64,12 +64,15 @@ int ctl_export_key_ref(const struct ctl_options *o, int argc, char **argv);
 int ctl_eip7951(const struct ctl_options *o, int argc, char **argv);
 
 /*
- * audit-verify FILE... [--pubkey PEM]: checks a series of audit files, oldest first, against
- * docs/audit.md (ctl-audit-verify.c). Its own exit statuses: 0 intact and sealed to the end,
- * 1 a broken record, 2 usage or a file that cannot be read, 3 intact but ending in records no
- * checkpoint seals.
+ * audit-verify FILE... [--pubkey PEM] [--anchor HASH] [--expect-stopped]: checks a series of
+ * audit files, oldest first, against docs/audit.md (ctl-audit-verify.c). Its own exit statuses:
+ * 0 intact and sealed to the end, 1 a broken record or an anchor not reached, 2 usage or a file
+ * that cannot be read, 3 intact but ending in records no checkpoint seals (or, with
+ * --expect-stopped, in no stop checkpoint), 4 intact but ending in a reopen checkpoint whose
+ * next file is not given.
  */
 #define CTL_EXIT_AUDIT_UNSEALED 3
+#define CTL_EXIT_AUDIT_REOPEN 4
 int ctl_audit_verify(const struct ctl_options *o, int argc, char **argv);
 
 /* ---- shared by the commands (ctl-util.c) ---------------------------------------------------- */

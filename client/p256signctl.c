@@ -56,13 +56,18 @@ static const struct ctl_command commands[] = {
 	{ "check-key", "FILE [--cert CERT] [--json]",
 	  "check a private key file (and its certificate) before deploying it",
 	  "  --cert CERT   also check that the certificate is for this key\n", ctl_check_key },
-	{ "audit-verify", "FILE... [--pubkey PEM]",
+	{ "audit-verify", "FILE... [--pubkey PEM] [--anchor HASH] [--expect-stopped]",
 	  "check audit files, oldest first: the chain, the checkpoints and their signatures",
-	  "  FILE...        the audit files in order, a rotated series oldest first\n"
-	  "  --pubkey PEM   the audit key's public key (PEM or DER SubjectPublicKeyInfo, or a\n"
-	  "                 SEC 1 point); without it, the key of the first open record\n"
-	  "exit status: 0 intact and sealed to the end, 1 broken, 2 usage or a file not read,\n"
-	  "3 intact but the last records are not sealed\n", ctl_audit_verify },
+	  "  FILE...           the audit files in order, a rotated series oldest first\n"
+	  "  --pubkey PEM      the audit key's public key (PEM or DER SubjectPublicKeyInfo, or a\n"
+	  "                    SEC 1 point, 65 or 33 bytes); without it, the key of the first\n"
+	  "                    open record\n"
+	  "  --anchor HASH     the SHA-256 of a line kept elsewhere: the chain must reach it\n"
+	  "  --expect-stopped  an archive: anything but a stop checkpoint last is a failure\n"
+	  "exit status: 0 intact and sealed to the end, 1 broken or the anchor not reached,\n"
+	  "2 usage or a file not read, 3 intact but the last records are not sealed (or no stop\n"
+	  "checkpoint last, with --expect-stopped), 4 intact but ending in a reopen checkpoint\n"
+	  "whose next file is not given\n", ctl_audit_verify },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -194,7 +194,7 @@ static int audit_key(const struct config *cfg, const struct keyset *kt)
 /* IPC_AUDIT_SEAL: the seal digest is built here from the hash and the number, the reason named
  * from its number and the time read from this process's clock (the audit key signs checkpoints
  * and nothing the parent chooses, and a parent cannot date one), then signed with a hedged
- * nonce. */
+ * nonce, s in its low form. */
 static int audit_seal(struct keyholder *k, const uint8_t *body)
 {
 	struct ipc_audit_seal m;
@@ -208,6 +208,9 @@ static int audit_seal(struct keyholder *k, const uint8_t *body)
 	    audit_time_now(out.time) == 0 &&
 	    audit_seal_digest(m.covers_hash, m.covers_seq, out.time, reason, digest) == 0)
 		out.result = p256_sign(k->kt.priv[key].d, digest, P256_NONCE_HEDGED, NULL, 0, out.sig);
+	/* Low s (docs/audit.md): n - s would verify too, and a seal must have one form only. */
+	if (out.result == 0)
+		out.result = p256_normalize_s(out.sig);
 	if (out.result != 0) {
 		memset(out.time, 0, sizeof(out.time));
 		memset(out.sig, 0, sizeof(out.sig));

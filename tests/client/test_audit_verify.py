@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: ISC
 """p256signctl audit-verify against audit logs written here from docs/audit.md alone (a second
-writer of the format, with checkpoints signed by openssl): an intact series passes, and every
-kind of tampering is reported at the record it breaks, with the check that failed. Hostile lines
-never crash the verifier (the meson suite runs it in the sanitizer build too).
+writer of the format, with checkpoints signed by openssl, s made low): an intact series passes,
+and every kind of tampering is reported at the record it breaks, with the check that failed; how
+a log ends (stop, reopen, a time or count checkpoint, unsealed records) decides the exit status,
+and --expect-stopped and --anchor close what the files alone cannot show. Every format rule of a
+member has its refusal; the seeds of the fuzz harness verify. Hostile lines never crash the
+verifier (the meson suite runs it in the sanitizer build too).
 
 Usage: test_audit_verify.py P256SIGNCTL OPENSSL"""
 import hashlib
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -19,10 +23,30 @@ tmp = tempfile.mkdtemp(prefix="p256signctl-audit-")
 failures = []
 SEAL_LABEL = b"p256sign audit checkpoint v2\x00"
 ZERO = "0" * 64
+N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551	# the group order
+# Every member a record may have, in the order the daemon writes them (docs/audit.md).
+ORDER = ["v", "type", "seq", "time", "prev", "reason", "pid", "audit_key", "conn", "id", "peer",
+         "op", "key", "covers_seq", "covers_hash", "key_id", "digest", "message_sha256", "tls",
+         "result", "sig_sha256", "sig", "us"]
+TLS13 = {"kind": "tls13", "side": "server", "transcript_hash": "ab" * 48}
+TLS12 = {"kind": "tls12", "side": "client", "content_sha256": "cd" * 32}
 
 
 def sha256(b):
     return hashlib.sha256(b).hexdigest()
+
+
+def line_of(obj):
+    """A record's line as the daemon writes it: compact, UTF-8 as it is, the escapes JSON needs
+    and no other, \\u00XX in upper case (our test strings hold no backslash before a u)."""
+    text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    return re.sub(r"\\u00([0-9a-f]{2})", lambda m: "\\u00" + m.group(1).upper(), text).encode()
+
+
+def in_order(obj):
+    """obj with its members in the daemon's order (unknown ones last)."""
+    rank = {name: i for i, name in enumerate(ORDER)}
+    return dict(sorted(obj.items(), key=lambda kv: rank.get(kv[0], len(ORDER))))
 
 
 class Key:
@@ -49,14 +73,19 @@ class Key:
         self.key_id = sha256(spki)
         self.public = spki[-65:].hex()
 
-    def sign(self, digest):
-        """ECDSA over a 32-byte digest, as r || s in hex (openssl writes DER)."""
+    def sign(self, digest, high=False):
+        """ECDSA over a 32-byte digest, as r || s in hex (openssl writes DER), with s in its low
+        form as the daemon writes it, or in its high form."""
         path = os.path.join(tmp, "digest")
         with open(path, "wb") as f:
             f.write(digest)
         der = subprocess.run([openssl, "pkeyutl", "-sign", "-inkey", self.pem, "-in", path],
                              check=True, stdout=subprocess.PIPE).stdout
-        return der_to_raw(der).hex()
+        raw = der_to_raw(der)
+        s = int.from_bytes(raw[32:], "big")
+        if (s > N // 2) != high:
+            s = N - s
+        return (raw[:32] + s.to_bytes(32, "big")).hex()
 
 
 def der_to_raw(der):
@@ -98,13 +127,13 @@ class Log:
         s = self.seq
         return "2026-12-01T12:%02d:%02d.%06dZ" % ((s // 60) % 60, s % 60, s * 7919 % 1000000)
 
-    def record(self, rtype, members, mutate=None):
+    def record(self, rtype, members, mutate=None, order=True):
         obj = {"v": 1, "type": rtype, "seq": self.seq + 1, "time": self.next_time(),
                "prev": self.prev}
         obj.update(members)
         if mutate:
             mutate(obj)
-        line = json.dumps(obj, separators=(",", ":")).encode()
+        line = line_of(in_order(obj) if order else obj)
         self.files[-1].append(line)
         self.seq += 1
         self.prev = sha256(line)
@@ -117,25 +146,30 @@ class Log:
         return self.record("open", {"reason": reason, "pid": 4242, "audit_key": {
             "name": "audit", "key_id": key.key_id, "public": key.public}}, mutate)
 
-    def request(self, n=1, op="sign", mutate=None):
+    def request(self, n=1, op="sign", mutate=None, order=True):
+        """n requests of op, each with the member of what it signed (none for other ops)."""
         for _ in range(n):
             i = self.seq
-            digest = sha256(b"digest %d" % i)
+            subject = {"sign": {"digest": sha256(b"digest %d" % i)},
+                       "sign-message": {"message_sha256": sha256(b"message %d" % i)},
+                       "sign-tls": {"tls": dict(TLS13)}}.get(op, {})
             self.record("request", {
                 "conn": 1 + i // 5, "id": i, "peer": {"pid": 1000 + i, "uid": 1000, "gid": 1000,
                                                         "comm": "signer", "unit": "signer.service"},
-                "op": op, "key": "release", "key_id": KEY_A.key_id, "digest": digest,
-                "result": "ok", "sig_sha256": sha256(b"sig %d" % i), "us": 120 + i}, mutate)
+                "op": op, "key": "release", "key_id": KEY_A.key_id, **subject,
+                "result": "ok", "sig_sha256": sha256(b"sig %d" % i), "us": 120 + i}, mutate,
+                order)
         return self.seq
 
-    def checkpoint(self, covers=None, reason="count", key=None, key_id=None, mutate=None):
+    def checkpoint(self, covers=None, reason="count", key=None, key_id=None, mutate=None,
+                   high=False):
         covers = self.seq if covers is None else covers
         key = key or self.key
         h = self.hashes[covers]
         return self.record("checkpoint", {
             "reason": reason, "covers_seq": covers, "covers_hash": h,
             "key_id": key_id or self.key.key_id,
-            "sig": key.sign(seal_digest(h, covers, self.next_time(), reason))},
+            "sig": key.sign(seal_digest(h, covers, self.next_time(), reason), high)},
             mutate)
 
     def rotate(self, key=None):
@@ -211,7 +245,7 @@ def tampered(name, edit, log=None):
 def set_member(line, **members):
     obj = json.loads(line)
     obj.update(members)
-    return json.dumps(obj, separators=(",", ":")).encode()
+    return line_of(obj)
 
 
 def rechain(files, start_file, start_line):
@@ -263,7 +297,7 @@ expect("covers the line before the first given", [*log.write("before"), "--pubke
 p = tampered("edit", lambda f: f[0].__setitem__(2, set_member(f[0][2], id=7777)))
 expect("edit a sealed record", [*p, "--pubkey", KEY_A.pub_pem], 1,
        at(p[0], 4, 4) + "prev is not the SHA-256 of the line before")
-p = tampered("edit-last", lambda f: f[0].__setitem__(4, set_member(f[0][4], result="denied")))
+p = tampered("edit-last", lambda f: f[0].__setitem__(4, set_member(f[0][4], us=9999)))
 expect("edit the last record before a checkpoint", [*p, "--pubkey", KEY_A.pub_pem], 1,
        at(p[0], 6, 6) + "prev is not the SHA-256")
 
@@ -421,12 +455,12 @@ expect("a chain start with seq 5", p, 1,
 # ---- malformed records ----------------------------------------------------------------------
 
 
-def request_log(name, mutate=None, raw=None):
-    """open, two requests, the second changed by mutate or replaced by the raw line."""
+def request_log(name, mutate=None, raw=None, op="sign", order=True):
+    """open, two requests, the second (of op) changed by mutate or replaced by the raw line."""
     log = Log()
     log.open()
     log.request(1)
-    log.request(1, mutate=mutate)
+    log.request(1, op=op, mutate=mutate, order=order)
     if raw is not None:
         log.files[-1][-1] = raw
     return log.write(name)
@@ -475,15 +509,15 @@ p = request_log("extra", mutate=lambda o: o.update({"x\x1b[2J": 1}))
 expect("an unknown member, with an escape sequence in its name", p, 1,
        at(p[0], 3, 3) + "member 'x?[2J': not a member of this record")
 p = request_log("dup", raw=b'{"v":1,"type":"request","seq":3,"seq":4}')
-expect("a duplicate member", p, 1, "%s:3: not valid JSON" % p[0])
+expect("a duplicate member", p, 1, "%s:3: a member appears twice (at byte" % p[0])
 p = request_log("nul", raw=b'{"v":1,\x00}')
 expect("a NUL byte", p, 1, "%s:3: not valid JSON" % p[0])
-TLS13 = {"kind": "tls13", "side": "server", "transcript_hash": "ab" * 48}
-p = request_log("tls", mutate=lambda o: o.update(op="sign-tls", tls=dict(TLS13)))
+p = request_log("tls", op="sign-tls")
 expect("a sign-tls record", p, 3, "intact: 1 file, 3 records (2 requests, 0 checkpoints)")
-p = request_log("tls-kind", mutate=lambda o: o.update(op="sign-tls", tls=dict(TLS13, kind="ssl3")))
+p = request_log("tls-kind", op="sign-tls", mutate=lambda o: o.update(tls=dict(TLS13, kind="ssl3")))
 expect("an unknown tls.kind", p, 1, at(p[0], 3, 3) + "member 'tls.kind': not one of its values")
-p = request_log("tls-hash", mutate=lambda o: o.update(tls=dict(TLS13, transcript_hash="ab" * 20)))
+p = request_log("tls-hash", op="sign-tls",
+                mutate=lambda o: o.update(tls=dict(TLS13, transcript_hash="ab" * 20)))
 expect("a transcript hash of no SHA-2 length", p, 1,
        at(p[0], 3, 3) + "member 'tls.transcript_hash': not 64, 96 or 128 hex digits")
 p = request_log("key-name", mutate=lambda o: o.update(key="a b"))
@@ -500,6 +534,251 @@ log = Log()
 log.open(mutate=lambda o: o["audit_key"].update(public="04" + "00" * 64))
 expect("an open record whose key is not a point", log.write("open-point"), 1,
        "audit_key.public is not a P-256 point")
+
+# ---- how a log ends -------------------------------------------------------------------------
+STOPPED = "ends with a stop checkpoint: the daemon stopped there"
+REOPENED = "ends with a reopen checkpoint: the file written after it is not given"
+NOT_STOPPED = "not stopped: --expect-stopped wants a stop checkpoint last"
+expect("a stop checkpoint last", [*paths, "--pubkey", KEY_A.pub_pem], 0, STOPPED,
+       "last line: seq 24, SHA-256 " + good.hashes[24], absent=(NOT_STOPPED,))
+expect("a stop checkpoint last, --expect-stopped",
+       [*paths, "--pubkey", KEY_A.pub_pem, "--expect-stopped"], 0, STOPPED, absent=(NOT_STOPPED,))
+expect("the newest file dropped: a reopen checkpoint last", [paths[0], "--pubkey", KEY_A.pub_pem],
+       4, "intact: 1 file, 13 records", REOPENED, absent=("not sealed",))
+expect("the newest file dropped, --expect-stopped",
+       ["--expect-stopped", paths[0], "--pubkey", KEY_A.pub_pem], 4, REOPENED, NOT_STOPPED)
+# cut right after the count checkpoint of seq 6 (it covers seq 5), the newest file dropped
+p = tampered("cut-count", lambda f: (f[0].__delitem__(slice(6, None)), f.pop()))
+expect("cut after a count checkpoint", [*p, "--pubkey", KEY_A.pub_pem], 0,
+       "intact: 1 file, 6 records",
+       "ends with a count checkpoint: the daemon may still be writing, or the log was cut after it",
+       absent=("not sealed", NOT_STOPPED))
+expect("cut after a count checkpoint, --expect-stopped",
+       [*p, "--pubkey", KEY_A.pub_pem, "--expect-stopped"], 3, "ends with a count checkpoint",
+       NOT_STOPPED)
+log = Log()
+log.open()
+log.request(2)
+log.checkpoint(reason="time")
+p = log.write("end-time")
+expect("a time checkpoint last", [*p, "--pubkey", KEY_A.pub_pem], 0,
+       "ends with a time checkpoint: the daemon may still be writing")
+expect("a time checkpoint last, --expect-stopped", [*p, "--pubkey", KEY_A.pub_pem,
+                                                    "--expect-stopped"], 3, NOT_STOPPED)
+p = tampered("cut-stop", lambda f: f[1].pop())
+expect("the stop checkpoint cut, --expect-stopped",
+       [*p, "--pubkey", KEY_A.pub_pem, "--expect-stopped"], 3,
+       "6 records after the last checkpoint (seq 18-23) are not sealed", NOT_STOPPED)
+# a reopen tail: the reopen checkpoint cut from a file whose successor is dropped
+p = tampered("cut-reopen", lambda f: (f[0].pop(), f.pop()))
+expect("a reopen tail cut", [*p, "--pubkey", KEY_A.pub_pem], 3,
+       "4 records after the last checkpoint (seq 9-12) are not sealed", absent=(REOPENED,))
+for name, args, end in [("stop", paths, "stop"), ("reopen", paths[:1], "reopen"),
+                        ("count", tampered("cut-count-json",
+                                           lambda f: (f[0].__delitem__(slice(6, None)), f.pop())),
+                         "count"),
+                        ("unsealed", tampered("cut-json", lambda f: f[1].pop()), "unsealed")]:
+    out = expect("--json, end " + name, ["--json", *args, "--pubkey", KEY_A.pub_pem],
+                 {"stop": 0, "reopen": 4, "count": 0, "unsealed": 3}[name])
+    try:
+        j = json.loads(out)
+        with open(args[-1], "rb") as f:
+            last = f.read().split(b"\n")[-2]
+        if j["end"] != end or j["last_hash"] != sha256(last) or "anchor_seq" in j:
+            failures.append("--json, end %s: %r" % (name, j))
+    except (ValueError, KeyError) as e:
+        failures.append("--json, end %s: %s in %r" % (name, e, out))
+
+# ---- --anchor: a hash kept outside the log --------------------------------------------------
+expect("--anchor of a line given", [*paths, "--pubkey", KEY_A.pub_pem, "--anchor", good.hashes[13]],
+       0, "anchor reached: the line with seq 13")
+expect("--anchor of the last line", [*paths, "--anchor", good.hashes[24].upper()], 0,
+       "anchor reached: the line with seq 24")
+expect("--anchor after the files given (the newest file dropped)",
+       [paths[0], "--pubkey", KEY_A.pub_pem, "--anchor", good.hashes[20]], 1,
+       "anchor not reached: no line given has the SHA-256 of --anchor")
+p = tampered("cut-anchor", lambda f: (f[0].__delitem__(slice(6, None)), f.pop()))
+expect("--anchor: a cut after a checkpoint shows", [*p, "--pubkey", KEY_A.pub_pem, "--anchor",
+                                                   good.hashes[13]], 1, "anchor not reached")
+expect("--anchor that the first record continues from",
+       [paths[1], "--pubkey", KEY_A.pub_pem, "--anchor", good.hashes[13]], 0,
+       "anchor reached: the chain continues from it (the line with seq 13)")
+expect("--anchor of another log", [*paths, "--anchor", sha256(b"another log")], 1,
+       "anchor not reached")
+expect("--anchor of 64 zeros (no line's hash)", [*tampered("zeros", lambda f: None), "--anchor",
+                                                ZERO], 1, "anchor not reached")
+out = expect("--anchor, --json", ["--json", *paths, "--anchor", good.hashes[13]], 0)
+try:
+    if json.loads(out)["anchor_seq"] != 13:
+        failures.append("--anchor, --json: %r" % out)
+except (ValueError, KeyError) as e:
+    failures.append("--anchor, --json: %s in %r" % (e, out))
+out = expect("--anchor not reached, --json", ["--json", paths[0], "--anchor", good.hashes[20]], 1)
+try:
+    if json.loads(out)["anchor_seq"] != 0:
+        failures.append("--anchor not reached, --json: %r" % out)
+except (ValueError, KeyError) as e:
+    failures.append("--anchor not reached, --json: %s in %r" % (e, out))
+expect("--anchor not hex", [*paths, "--anchor", "xy" * 32], 2, "--anchor: not a SHA-256 in hex")
+expect("--anchor too short", [*paths, "--anchor", "ab"], 2, "--anchor: not a SHA-256 in hex")
+expect("two --anchor", [*paths, "--anchor", good.hashes[1], "--anchor", good.hashes[2]], 2, "usage")
+expect("two --expect-stopped", [*paths, "--expect-stopped", "--expect-stopped"], 2, "usage")
+
+# ---- one form per seal: low s, the daemon's bytes -------------------------------------------
+HIGH_S = "sig has a high s (above n/2): a seal is written with the low s only"
+p = checkpoint_log("cp-high", high=True)
+expect("a checkpoint with a high s", [*p, "--pubkey", KEY_A.pub_pem], 1, at(p[0], 5, 5) + HIGH_S)
+
+
+def flip_s(line):
+    sig = json.loads(line)["sig"]
+    return set_member(line, sig=sig[:64] + "%064x" % (N - int(sig[64:], 16)))
+
+
+p = tampered("stop-high", lambda f: f[1].__setitem__(10, flip_s(f[1][10])))
+expect("the stop checkpoint's s replaced by n - s", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[1], 11, 24) + HIGH_S)
+FORM = "not in the daemon's form (compact JSON, escapes only where JSON needs them)"
+for name, old, new, where in [
+        ("an escape for a letter", b'"reason":"stop"', b'"reason":"\\u0073top"', 22),
+        ("a space after a colon", b'"reason":"stop"', b'"reason": "stop"', 10),
+        ("a space before the end", b'}', b' }', 0),
+        ("-0", b'"covers_seq":23', b'"covers_seq":-0', 0),
+        ("an escaped slash", b'"reason":"stop"', b'"reason":"st\\/op"', 0)]:
+    def edit(f, old=old, new=new):
+        f[1][10] = f[1][10].replace(old, new) if old != b'}' else f[1][10][:-1] + new
+    p = tampered("form", edit)
+    if name == "-0":
+        expect("the stop checkpoint: " + name, [*p, "--pubkey", KEY_A.pub_pem], 1,
+               at(p[1], 11, 24))
+    elif name == "an escaped slash":
+        expect("the stop checkpoint: " + name, [*p, "--pubkey", KEY_A.pub_pem], 1,
+               at(p[1], 11, 24) + "member 'reason': not one of its values")
+    else:
+        expect("the stop checkpoint: " + name, [*p, "--pubkey", KEY_A.pub_pem], 1,
+               at(p[1], 11, 24) + FORM)
+p = tampered("form-order", lambda f: f[1].__setitem__(10, line_of(
+    {k: v for k, v in sorted(json.loads(f[1][10]).items(), key=lambda kv: kv[0] == "key_id")})))
+expect("the stop checkpoint's members reordered", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[1], 11, 24) + "member 'key_id': out of order: it comes before 'sig'")
+p = request_log("order-us", order=False, mutate=lambda o: o.update(us=o.pop("us"), result=o.pop(
+    "result")))
+expect("a request's members out of order", p, 1,
+       at(p[0], 3, 3) + "member 'result': out of order: it comes before 'us'")
+p = request_log("order-peer", order=False, mutate=lambda o: o["peer"].update(pid=o["peer"].pop(
+    "pid")))
+expect("a nested member out of order", p, 1,
+       at(p[0], 3, 3) + "member 'peer.pid': out of order: it comes before 'unit'")
+p = request_log("us-minus-zero", raw=None, mutate=lambda o: o.update(us=0))
+with open(p[0], "rb") as fh:
+    data = fh.read()
+with open(p[0], "wb") as fh:
+    fh.write(data.replace(b'"us":0}', b'"us":-0}'))
+expect("-0 for an integer", p, 1, at(p[0], 3, 3) + FORM)
+p = request_log("comm-utf8", mutate=lambda o: o["peer"].update(comm="sign\u00e9\u001b"))
+with open(p[0], "rb") as fh:
+    written = fh.read()
+if "sign\u00e9\\u001B".encode() not in written:
+    failures.append("the test's writer: %r" % written)
+expect("UTF-8 as it is, a control character as \\u001B", p, 3, "intact: 1 file, 3 records")
+with open(p[0], "wb") as fh:
+    fh.write(written.replace(b"\\u001B", b"\\u001b"))
+expect("\\u001b in lower case", p, 1, at(p[0], 3, 3) + FORM)
+with open(p[0], "wb") as fh:
+    fh.write(written.replace("\u00e9".encode(), b"\\u00E9"))
+expect("an escape for a character that needs none", p, 1, at(p[0], 3, 3) + FORM)
+with open(p[0], "wb") as fh:
+    fh.write(written.replace("sign\u00e9".encode(), b"\\ud83d\\ude00"))
+expect("a surrogate pair escape (the daemon writes UTF-8)", p, 1, at(p[0], 3, 3) + FORM)
+with open(p[0], "wb") as fh:
+    fh.write(written.replace("sign\u00e9".encode(), b"si\\u0000gn"))
+expect("\\u0000 in a string", p, 1,
+       "%s:3: a string holds \\u0000, which the format does not allow" % p[0])
+with open(p[0], "wb") as fh:
+    fh.write(written.replace("sign\u00e9".encode(), b"si\\ud800gn"))
+expect("an unpaired surrogate", p, 1, "%s:3: a string holds an unpaired surrogate" % p[0])
+
+# ---- one rule per member --------------------------------------------------------------------
+for t, ok in [("2026-02-30T12:00:00.000000Z", False), ("2026-04-31T12:00:00.000000Z", False),
+              ("2028-02-29T12:00:00.000000Z", True), ("2100-02-29T12:00:00.000000Z", False),
+              ("2000-02-29T23:59:59.999999Z", True), ("1969-12-31T23:59:59.000000Z", False),
+              ("2026-12-31T23:59:60.000000Z", False), ("2026-13-01T00:00:00.000000Z", False),
+              ("2026-12-00T00:00:00.000000Z", False), ("2026-12-01T24:00:00.000000Z", False)]:
+    p = request_log("time", mutate=lambda o, t=t: o.update(time=t))
+    if ok:
+        expect("time " + t, p, 3, "intact: 1 file, 3 records")
+    else:
+        expect("time " + t, p, 1, at(p[0], 3, 3) + "member 'time': not a UTC time")
+for result, ok in [("fine", False), ("denied", True), ("audit-unavailable", True),
+                   ("unknown-error", False), ("ok", True), ("OK", False)]:
+    def mutate(o, result=result):
+        o.update(result=result)
+        if result != "ok":
+            o.pop("sig_sha256")
+    p = request_log("result", mutate=mutate)
+    if ok:
+        expect("result " + result, p, 3, "intact: 1 file, 3 records")
+    else:
+        expect("result " + result, p, 1,
+               at(p[0], 3, 3) + "member 'result': not ok or an error tag of the protocol")
+p = request_log("sig-denied", mutate=lambda o: o.update(result="denied"))
+expect("sig_sha256 with a refusal", p, 1,
+       at(p[0], 3, 3) + "member 'sig_sha256': in a record whose result is not ok")
+p = request_log("tls12", op="sign-tls", mutate=lambda o: o.update(tls=dict(TLS12)))
+expect("a tls12 record", p, 3, "intact: 1 file, 3 records")
+p = request_log("tls12-transcript", op="sign-tls",
+                mutate=lambda o: o.update(tls={"kind": "tls12", "side": "client",
+                                               "transcript_hash": "ab" * 32}))
+expect("a tls12 record with transcript_hash", p, 1,
+       at(p[0], 3, 3) + "member 'tls.transcript_hash': in a tls12 record")
+p = request_log("tls13-content", op="sign-tls",
+                mutate=lambda o: o.update(tls=dict(TLS13, content_sha256="cd" * 32)))
+expect("a tls13 record with content_sha256", p, 1,
+       at(p[0], 3, 3) + "member 'tls.content_sha256': in a tls13 record")
+p = request_log("tls12-none", op="sign-tls",
+                mutate=lambda o: o.update(tls={"kind": "tls12", "side": "server"}))
+expect("a tls12 record without its hash", p, 1,
+       at(p[0], 3, 3) + "member 'tls.content_sha256': missing (a tls12 record has it)")
+p = request_log("digest-message", op="sign-message", mutate=lambda o: o.update(digest="ab" * 32))
+expect("a digest in a sign-message record", p, 1,
+       at(p[0], 3, 3) + "member 'digest': in a record of op sign-message (only of op sign)")
+p = request_log("tls-sign", mutate=lambda o: o.update(tls=dict(TLS13)))
+expect("tls in a sign record", p, 1, at(p[0], 3, 3) + "member 'tls': in a record of op sign")
+p = request_log("ping", op="ping", mutate=lambda o: o.pop("sig_sha256"))
+expect("a ping record", p, 3, "intact: 1 file, 3 records")
+p = request_log("comm-long", mutate=lambda o: o["peer"].update(comm="x" * 16))
+expect("a comm of 16 bytes", p, 1, at(p[0], 3, 3) + "member 'peer.comm': not 1 to 15 bytes")
+p = request_log("comm-empty", mutate=lambda o: o["peer"].update(comm=""))
+expect("an empty comm", p, 1, at(p[0], 3, 3) + "member 'peer.comm': not 1 to 15 bytes")
+
+# --pubkey: a PEM or DER SubjectPublicKeyInfo of the uncompressed point, or the bare point,
+# 65 bytes uncompressed or 33 compressed; a SubjectPublicKeyInfo of the compressed point is not
+point = bytes.fromhex(KEY_A.public)
+for name, data, code in [("65-byte point", point, 0),
+                         ("33-byte compressed point", bytes([2 + point[64] % 2]) + point[1:33], 0),
+                         ("33-byte point of the other parity", bytes([3 - point[64] % 2]) +
+                          point[1:33], 1)]:
+    keyfile = os.path.join(tmp, "point")
+    with open(keyfile, "wb") as f:
+        f.write(data)
+    expect("--pubkey as a " + name, [*paths, "--pubkey", keyfile], code,
+           *(["intact: 2 files"] if code == 0 else ["audit_key is another key"]))
+compressed_der = os.path.join(tmp, "compressed.der")
+subprocess.run([openssl, "pkey", "-in", KEY_A.pem, "-pubout", "-outform", "DER",
+                "-ec_conv_form", "compressed", "-out", compressed_der], check=True)
+expect("--pubkey as a SubjectPublicKeyInfo of the compressed point",
+       [*paths, "--pubkey", compressed_der], 2, "not a P-256 public key")
+
+# ---- the fuzz harness's seeds are records the verifier accepts ------------------------------
+seeds = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz", "corpus", "audit")
+expect("the seed series", [os.path.join(seeds, "sealed-series"), "--pubkey", KEY_A.pub_pem], 0,
+       "intact: 1 file, 7 records (4 requests, 2 checkpoints)", STOPPED)
+with open(os.path.join(seeds, "sealed-series"), "rb") as f:
+    series = f.read().split(b"\n")
+for name in ("open", "request", "request-tls", "checkpoint"):
+    with open(os.path.join(seeds, name), "rb") as f:
+        if f.read() not in series:
+            failures.append("seed %s is not a line of the seed series" % name)
 
 # ---- usage and files ------------------------------------------------------------------------
 expect("no file", [], 2, "usage: p256signctl audit-verify")
@@ -534,7 +813,7 @@ for i in range(150):
     with open(hostile, "wb") as f:
         f.write(bytes(data))
     rc, out, err = run(hostile)
-    if rc not in (0, 1, 3) or "Sanitizer" in err or "runtime error" in err:
+    if rc not in (0, 1, 3, 4) or "Sanitizer" in err or "runtime error" in err:
         failures.append("hostile input %d: exit %d\n%s" % (i, rc, err))
         break
 

@@ -4,8 +4,9 @@
 and refusal has its record with the right members (the digest sent, the SHA-256 of the signature
 received, the key id PUBKEY gives); the chain (seq, SHA-256 of the previous line) is recomputed
 here; every checkpoint's signature is verified with openssl over a seal digest built here; the
-stop checkpoint is last and covers the record before it; a restart and a SIGHUP reopen after a
-rename continue the chain; after kill -9 of the parent under pipelined load from several
+stop checkpoint is last and covers the record before it; every seal has a low s; a restart and a
+SIGHUP reopen after a rename continue the chain, and p256signctl audit-verify finds the real files
+intact, ended by the stop checkpoint (the rotated file alone: by its reopen one); after kill -9 of the parent under pipelined load from several
 threads, every signature a client received has its record in the file; fail closed on /dev/full
 and on a full tmpfs (signing refused with audit-unavailable, PING answered, STATUS says why,
 signing back by itself once space is freed); fail_closed false keeps signing and counts the lost
@@ -25,6 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from daemonlib import *  # noqa: E402,F403
 
 AUDIT_UNAVAILABLE = 20
+HALF_N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551 // 2
 SIGN_TLS, TLS13, TLS12 = 8, 1, 2
 ZERO = "0" * 64
 
@@ -94,6 +96,7 @@ def check_checkpoints(recs, spki, key_id, tmp):
         v = subprocess.run(["openssl", "pkeyutl", "-verify", "-pubin", "-keyform", "DER",
                             "-inkey", pub, "-in", dig, "-sigfile", sig], capture_output=True)
         check(v.returncode == 0, "checkpoint %d's signature verifies: %s" % (r["seq"], v.stdout))
+        check(int(r["sig"][64:], 16) <= HALF_N, "checkpoint %d's s is low" % r["seq"])
     return n
 
 
@@ -257,6 +260,15 @@ def restart_and_reopen(binary, s, recs, spki, kid):
     check_chain(new, old[-1][0])
     check(any(r.get("sig_sha256") == sha(sig) for _, r in new), "the new file has the signature")
     check_checkpoints(old + new, spki, kid.hex(), s.tmp)
+    # p256signctl audit-verify, of the same build, on the daemon's own bytes
+    ctl = os.path.join(os.path.dirname(os.path.abspath(binary)), "..", "client", "p256signctl")
+    pub = os.path.join(s.tmp, "audit-pub.der")
+    for files, code, end in [([s.file + ".1", s.file], 0, "ends with a stop checkpoint"),
+                             ([s.file + ".1"], 4, "ends with a reopen checkpoint")]:
+        v = subprocess.run([ctl, "audit-verify", *files, "--pubkey", pub, "--expect-stopped"],
+                           capture_output=True, text=True)
+        check(v.returncode == code and end in v.stdout, "audit-verify %s: %d %s %s" % (
+            files, v.returncode, v.stdout, v.stderr))
     # A start on the empty file that follows a rotation goes on from FILE.1.
     os.rename(s.file, s.file + ".1")
     open(s.file, "w").close()

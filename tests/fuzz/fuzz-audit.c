@@ -4,8 +4,10 @@
  * the input as one record for audit_record_parse, then its lines, as one file, for the chain.
  * Besides "no crash, no over-read, no leak": an accepted record has a type, a seq of at least 1
  * and a well-formed time; every refusal has a reason in printable ASCII, since the operator's
- * terminal shows it (a reason never quotes the line's bytes).
- * Seeds: tests/fuzz/corpus/audit (a sealed series as one file, and one record of each type).
+ * terminal shows it (a reason never quotes the line's bytes); a log's end is sealed exactly when
+ * no record is unsealed.
+ * Seeds: tests/fuzz/corpus/audit (a sealed series as one file, and one record of each type),
+ * written by tests/fuzz/make-corpus.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -54,8 +56,13 @@ static void one_file(const uint8_t *data, size_t size)
 		size -= (size_t)(nl - data) + 1;
 		data = nl + 1;
 	}
-	if (r == 0 && audit_chain_unsealed(&c, &from, &to) > c.records)
-		abort();
+	if (r == 0) {
+		uint64_t unsealed = audit_chain_unsealed(&c, &from, &to);
+
+		if (unsealed > c.records ||
+		    (audit_chain_end(&c) != AUDIT_END_UNSEALED) != (c.records > 0 && unsealed == 0))
+			abort();
+	}
 	audit_chain_free(&c);
 }
 

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Writes the seed corpora of the fuzz harnesses: make-corpus DIR writes DIR/der/NAME and
- * DIR/eip7951/NAME (the directories must exist). Deterministic: fixed keys, RFC 6979 nonces and
- * SHA-256 digests of fixed strings, so that rerunning it reproduces the committed files.
+ * Writes the seed corpora of the fuzz harnesses: make-corpus DIR writes DIR/der/NAME,
+ * DIR/eip7951/NAME and DIR/audit/NAME (the directories must exist). Deterministic: fixed keys,
+ * RFC 6979 nonces and SHA-256 digests of fixed strings, so that rerunning it reproduces the
+ * committed files.
  */
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "audit-seal.h"
+#include "hex.h"
 #include "p256.h"
 
 /* The RFC 6979 A.2.5 key, 1 (public point G) and n - 1. */
@@ -107,6 +110,101 @@ static int eip_files(const char *name, const uint8_t digest[32], const uint8_t s
 	return put("eip7951", fname, in, 160);
 }
 
+/* The audit key, KEYS[0]: its key id (SHA-256 of its SubjectPublicKeyInfo) and point. */
+#define AUDIT_KEY_ID "5a7a78cca4a0f420d9bc62bb669c3c2759e39f723d3ae10dcbe0f0815a07ecd4"
+#define AUDIT_PUBLIC "0460fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6" \
+	"7903fe1008b8bc99a41ae9e95628bc64f2f1b20c2d7e9f5177a3c294d4462299"
+
+/* The audit seeds: a series as the daemon writes it (docs/audit.md), each record's members after
+ * prev; a checkpoint's are made here, with the seal signed by KEYS[0] (low s). */
+static const struct {
+	const char *type;
+	const char *members;		/* an open's or a request's */
+	const char *reason;		/* a checkpoint's */
+	uint64_t covers;
+	const char *seed;		/* this line alone is the seed of this name too */
+} AUDIT[] = {
+	{ "open", "\"reason\":\"start\",\"pid\":4242,\"audit_key\":{\"name\":\"audit\","
+	  "\"key_id\":\"" AUDIT_KEY_ID "\",\"public\":\"" AUDIT_PUBLIC "\"}", NULL, 0, "open" },
+	{ "request", "\"conn\":1,\"id\":1,\"peer\":{\"pid\":1001,\"uid\":1000,\"gid\":1000,"
+	  "\"comm\":\"signer\",\"unit\":\"signer.service\"},\"op\":\"sign\",\"key\":\"release\","
+	  "\"key_id\":\"" AUDIT_KEY_ID "\",\"digest\":\"e5c7990e38adf52e1f932c333f130278326106a58f4bb0b88c698d80d0c9aa87\","
+	  "\"result\":\"ok\",\"sig_sha256\":\"6ee2fb0fde023e6142b9d06413d2426acfe87a32f5ae5c7def3e2257b573c96a\","
+	  "\"us\":121", NULL, 0, "request" },
+	{ "request", "\"conn\":1,\"id\":2,\"peer\":{\"pid\":1002,\"uid\":1000,\"gid\":1000,"
+	  "\"comm\":\"signer\",\"unit\":\"signer.service\"},\"op\":\"sign-message\",\"key\":\"release\","
+	  "\"key_id\":\"" AUDIT_KEY_ID "\",\"message_sha256\":\"1a0c01a1b1a629f8c18715ee7dae561dc89d62984d754f98987b55ce0672537b\","
+	  "\"result\":\"ok\",\"sig_sha256\":\"08518f7dec6a52b87db983899669f218e3efb23b99ac59edbd5bab4c8629f5af\","
+	  "\"us\":122", NULL, 0, NULL },
+	{ "request", "\"conn\":1,\"id\":3,\"peer\":{\"pid\":1003,\"uid\":1000,\"gid\":1000},"
+	  "\"op\":\"sign\",\"result\":\"unknown-key\",\"us\":123", NULL, 0, NULL },
+	{ "checkpoint", NULL, "count", 3, "checkpoint" },
+	{ "request", "\"conn\":2,\"id\":5,\"peer\":{\"pid\":1005,\"uid\":1000,\"gid\":1000,"
+	  "\"comm\":\"signer\",\"unit\":\"signer.service\"},\"op\":\"sign-tls\",\"key\":\"release\","
+	  "\"key_id\":\"" AUDIT_KEY_ID "\",\"tls\":{\"kind\":\"tls13\",\"side\":\"server\",\"transcript_hash\":"
+	  "\"abababababababababababababababababababababababababababababababababababababababababababababababab\"},"
+	  "\"result\":\"ok\",\"sig_sha256\":\"1e87aec6da6849a935021fa10fcd2386f1baaaf656dbdf8aed8ff82d9cffbf71\","
+	  "\"us\":125", NULL, 0, "request-tls" },
+	{ "checkpoint", NULL, "stop", 6, NULL },
+};
+#define NAUDIT (sizeof(AUDIT) / sizeof(AUDIT[0]))
+#define AUDIT_LINE 1024
+
+/* The members of checkpoint i of the series: its seal over the line it covers, at its time. */
+static int audit_checkpoint(size_t i, const char *time, uint8_t hashes[][32], char *out, size_t cap)
+{
+	uint8_t digest[32], sig[P256_SIG_LEN];
+	char covers_hex[65], sig_hex[2 * P256_SIG_LEN + 1];
+	int r;
+
+	if (audit_seal_digest(hashes[AUDIT[i].covers - 1], AUDIT[i].covers, time, AUDIT[i].reason,
+	    digest) != 0)
+		return fprintf(stderr, "make-corpus: SHA-256 failed\n"), -1;
+	if ((r = p256_sign(KEYS[0], digest, P256_NONCE_DETERMINISTIC, NULL, 0, sig)) != 0 ||
+	    (r = p256_normalize_s(sig)) != 0)
+		return fprintf(stderr, "make-corpus: %s\n", p256_strerror(r)), -1;
+	hex_encode(hashes[AUDIT[i].covers - 1], 32, covers_hex);
+	hex_encode(sig, sizeof(sig), sig_hex);
+	snprintf(out, cap, "\"reason\":\"%s\",\"covers_seq\":%llu,\"covers_hash\":\"%s\",\"key_id\":"
+		"\"" AUDIT_KEY_ID "\",\"sig\":\"%s\"", AUDIT[i].reason,
+		(unsigned long long)AUDIT[i].covers, covers_hex, sig_hex);
+	return 0;
+}
+
+/* DIR/audit/sealed-series, the series with a newline after each line, and a seed of each type. */
+static int audit_files(void)
+{
+	static char series[NAUDIT * AUDIT_LINE];
+	uint8_t hashes[NAUDIT][32] = { { 0 } };
+	char members[AUDIT_LINE], time[AUDIT_TIME_LEN + 1];
+	char prev[65] = "0000000000000000000000000000000000000000000000000000000000000000";
+	char *line;
+	size_t used = 0, len;
+
+	for (size_t i = 0; i < NAUDIT; i++) {
+		/* the times of tests/client/test_audit_verify.py's writer */
+		snprintf(time, sizeof(time), "2026-12-01T12:00:%02zu.%06zuZ", i, i * 7919 % 1000000);
+		if (AUDIT[i].reason != NULL) {
+			if (audit_checkpoint(i, time, hashes, members, sizeof(members)) != 0)
+				return -1;
+		} else {
+			snprintf(members, sizeof(members), "%s", AUDIT[i].members);
+		}
+		line = series + used;
+		len = (size_t)snprintf(line, AUDIT_LINE, "{\"v\":1,\"type\":\"%s\",\"seq\":%zu,\"time\":"
+			"\"%s\",\"prev\":\"%s\",%s}", AUDIT[i].type, i + 1, time, prev, members);
+		if (len >= AUDIT_LINE ||
+		    EVP_Digest(line, len, hashes[i], NULL, EVP_sha256(), NULL) != 1)
+			return fprintf(stderr, "make-corpus: audit line %zu\n", i + 1), -1;
+		hex_encode(hashes[i], 32, prev);
+		if (AUDIT[i].seed != NULL && put("audit", AUDIT[i].seed, (uint8_t *)line, len) != 0)
+			return -1;
+		line[len] = '\n';
+		used += len + 1;
+	}
+	return put("audit", "sealed-series", (uint8_t *)series, used);
+}
+
 int main(int argc, char **argv)
 {
 	uint8_t digest[32], sig[P256_SIG_LEN], pub[P256_POINT_LEN], raw[P256_SIG_LEN];
@@ -143,5 +241,7 @@ int main(int argc, char **argv)
 	memset(raw, 0, sizeof(raw));
 	raw[31] = 0x80;
 	raw[40] = 0x7f;
-	return der_files("short", raw) != 0;
+	if (der_files("short", raw) != 0)
+		return 1;
+	return audit_files() != 0;
 }
