@@ -52,7 +52,7 @@ E = dict(bad_frame=1, unsupported_version=2, unknown_type=3, unknown_key=4, bad_
          overloaded=6, internal=7, bad_format=8, message_too_large=9, bad_key_selector=10,
          frame_too_large=11, bad_flags=12, bad_point=13, bad_signature=14, sign_failed=15,
          shutting_down=16, timeout=17, denied=18, bad_tls_content=19, audit_unavailable=20,
-         too_many_connections=21)
+         too_many_connections=21, bad_tls_point=22)
 
 TIMEOUT = 20.0
 
