@@ -214,12 +214,6 @@ void keys_free(struct keytab *kt)
 	memset(kt, 0, sizeof(*kt));
 }
 
-const char *keys_nonce_name(enum p256_nonce nonce)
-{
-	return nonce == P256_NONCE_DETERMINISTIC ? "deterministic" :
-	    nonce == P256_NONCE_PRECOMPUTED ? "precomputed" : "hedged";
-}
-
 int keys_find(const struct keytab *kt, const struct proto_key *sel)
 {
 	for (size_t i = 0; i < kt->n; i++) {

@@ -74,9 +74,6 @@ int keys_set_public(struct key_public *kp, const struct config_key *ck,
  */
 int keys_read_dirs(const struct config *cfg, char ***dirs);
 
-/* The configuration's word for a nonce mode: "hedged", "deterministic" or "precomputed". */
-const char *keys_nonce_name(enum p256_nonce nonce);
-
 /* The index of the key a request selects by name or id, or -1 when there is none. */
 int keys_find(const struct keytab *kt, const struct proto_key *sel);
 
