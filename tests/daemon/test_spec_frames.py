@@ -255,16 +255,22 @@ def wait_status(c, member, value):
         time.sleep(0.02)
 
 
-def inflight_and_stop(binary):
-    """Section 9: only signing requests count in flight; section 1: PING and STATUS while
-    stopping, STATUS stopping true."""
+def one_stopped_signer(binary, **limits):
+    """A daemon with one signer, stopped (SIGSTOP), whose requests time out after a minute unless
+    limits say otherwise, and a client: (daemon, signer pid, client). The caller sends SIGCONT."""
     d = Daemon(binary, workers=1, keys=[{"name": "release", "file": RFC_KEY,
                                          "nonce": "deterministic"}],
-               limits={"max_inflight_per_connection": 1, "max_inflight": 1,
-                       "request_timeout_ms": 60000, "worker_timeout_ms": 60000})
+               limits=dict({"request_timeout_ms": 60000, "worker_timeout_ms": 60000}, **limits))
     (worker,) = d.workers()
     c = d.client()
     os.kill(worker, signal.SIGSTOP)
+    return d, worker, c
+
+
+def inflight_and_stop(binary):
+    """Section 9: only signing requests count in flight; section 1: PING and STATUS while
+    stopping, STATUS stopping true."""
+    d, worker, c = one_stopped_signer(binary, max_inflight_per_connection=1, max_inflight=1)
     try:
         c.send(sign_req(1, RELEASE, RFC_DIGEST))
         wait_status(c, "inflight", 1)
@@ -314,11 +320,7 @@ def timeout_never_early(binary):
     """Section 9: with request_timeout_ms 3, every timeout is logged 3000 us or more after its
     frame was taken (whole milliseconds would let one fire up to 1 ms early)."""
     limit_ms = 3
-    d = Daemon(binary, workers=1, keys=[{"name": "release", "file": RFC_KEY}],
-               limits={"request_timeout_ms": limit_ms, "worker_timeout_ms": 60000})
-    (worker,) = d.workers()
-    c = d.client()
-    os.kill(worker, signal.SIGSTOP)
+    d, worker, c = one_stopped_signer(binary, request_timeout_ms=limit_ms)
     try:
         for i in range(1, 41):
             start = time.monotonic()
@@ -457,13 +459,7 @@ def spec_edges(binary):
 
 def idle_while_in_flight(binary):
     """Section 9: the idle timeout does not run while a signing request is at the signers."""
-    d = Daemon(binary, workers=1, keys=[{"name": "release", "file": RFC_KEY,
-                                         "nonce": "deterministic"}],
-               limits={"idle_timeout_ms": 50, "request_timeout_ms": 60000,
-                       "worker_timeout_ms": 60000})
-    (worker,) = d.workers()
-    c = d.client()
-    os.kill(worker, signal.SIGSTOP)
+    d, worker, c = one_stopped_signer(binary, idle_timeout_ms=50)
     try:
         c.send(sign_req(1, RELEASE, RFC_DIGEST))
         wait_status(c, "inflight", 1)
