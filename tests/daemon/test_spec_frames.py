@@ -338,12 +338,7 @@ def timeout_never_early(binary):
           (limit_ms, min(ages)))
 
 
-G256 = bytes.fromhex("046b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"
-                     "4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5")
-G521 = bytes.fromhex(
-    "0400c6858e06b70404e9cd9e3ecb662395b4429c648139053fb521f828af606b4d3dbaa14b5e77efe75928fe1dc1"
-    "27a2ffa8de3348b3c1856a429bf97e7e31c2e5bd66011839296a789a3bc0045c8a5fb42c7d1bd998f54449579b44"
-    "6817afbd17273e662c97ee72995ef42640c550b9013fad0761353c7086a272c24088be94769fd16650")
+G256, G521 = TLS_GENERATORS[23], TLS_GENERATORS[25]
 RANDOMS = bytes(range(64))
 NOBODY = 65534
 LIST_AS_NOBODY = """
