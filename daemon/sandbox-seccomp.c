@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The libseccomp backend of sandbox.h: one allowlist per role, anything else kills the process
- * with SIGSYS. The lists, with the reason for each entry, are docs/security.md; keep the
- * two in step. Written and tested for x86_64 (where fork is clone and recv is recvfrom); any
+ * with SIGSYS, after the role's Landlock rules (sandbox-landlock.c). Each entry names the call
+ * of the code (or of the library it calls) that needs it. The lists, with the reason for each
+ * entry, are docs/security.md; tests/daemon/test_security_tables.py keeps the two in step. Written and tested for x86_64 (where fork is clone and recv is recvfrom); any
  * other architecture is refused rather than guessed at.
  */
 #include "sandbox.h"
@@ -138,12 +139,11 @@ static const struct allow parent_calls[] = {
 	IF2("getsockopt", LOW32_EQ(1, SOL_SOCKET), LOW32_EQ(2, SO_SNDBUF)),	/* sd_notify */
 	IF2("setsockopt", LOW32_EQ(1, SOL_SOCKET), LOW32_EQ(2, SO_SNDBUF)),	/* sd_notify */
 	IF2("setsockopt", LOW32_EQ(1, SOL_SOCKET), LOW32_EQ(2, SO_SNDBUFFORCE)),	/* sd_notify */
-	ANY("read"),		/* clients, signers, the key-holder */
-	ANY("readv"),		/* evbuffer reads */
+	ANY("read"),		/* chan_read: clients, signers, the key-holder */
 	ANY("recvfrom"),	/* recv: libevent's signal socketpair, busypoll */
 	ANY("recvmsg"),		/* signers' channels from the key-holder (SCM_RIGHTS) */
 	ANY("write"),		/* clients, signers, log lines to stderr */
-	ANY("writev"),		/* evbuffer writes */
+	ANY("writev"),		/* chan_flush's evbuffer_write */
 	ANY("sendto"),		/* send(): libevent's signal handler wakes its loop (evsig) */
 	ANY("sendmsg"),		/* sd_notify */
 	ANY("sendmmsg"),	/* journald: a batch of audit records */
