@@ -24,7 +24,8 @@ _Static_assert(P256SIGN_E_DENIED == -PROTO_E_DENIED, "wire code");
 _Static_assert(P256SIGN_E_BAD_TLS_CONTENT == -PROTO_E_BAD_TLS_CONTENT, "wire code");
 _Static_assert(P256SIGN_E_AUDIT_UNAVAILABLE == -PROTO_E_AUDIT_UNAVAILABLE, "wire code");
 _Static_assert(P256SIGN_E_TOO_MANY_CONNECTIONS == -PROTO_E_TOO_MANY_CONNECTIONS, "wire code");
-_Static_assert(PROTO_E_MAX == 21, "a new wire code needs a P256SIGN_E_ code");
+_Static_assert(P256SIGN_E_BAD_TLS_POINT == -PROTO_E_BAD_TLS_POINT, "wire code");
+_Static_assert(PROTO_E_MAX == 22, "a new wire code needs a P256SIGN_E_ code");
 
 static const char *const local_messages[] = {
 	[-P256SIGN_E_CONNECT - 100] = "cannot connect to the p256sign daemon",

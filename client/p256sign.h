@@ -77,6 +77,7 @@ enum p256sign_error {
 	P256SIGN_E_BAD_TLS_CONTENT = -19,	/* SIGN_TLS: not a TLS handshake signature input */
 	P256SIGN_E_AUDIT_UNAVAILABLE = -20,	/* the daemon cannot write its audit log; retry later */
 	P256SIGN_E_TOO_MANY_CONNECTIONS = -21,	/* the daemon refused the connection (a limit) */
+	P256SIGN_E_BAD_TLS_POINT = -22,		/* SIGN_TLS: a ServerECDHParams point off its curve */
 	/* raised by the library itself */
 	P256SIGN_E_CONNECT = -100,		/* cannot connect to the daemon's socket */
 	P256SIGN_E_TIMEOUT = -101,		/* no response before the deadline */

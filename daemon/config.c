@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <errno.h>
 #include <grp.h>
 #include <jansson.h>
 #include <pwd.h>
@@ -15,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "list-keys.h"
 #include "proto.h"
 
 #define WORKERS_MAX 256
@@ -23,6 +23,24 @@
 /* Without "worker_timeout_ms": half of request_timeout_ms, within these. */
 #define WORKER_TIMEOUT_DEFAULT_MS 2000
 #define WORKER_TIMEOUT_MIN_MS 10
+
+/* The "nonce" values, as the file and LIST_KEYS write them. */
+static const struct {
+	enum p256_nonce nonce;
+	const char *name;
+} nonces[] = {
+	{ P256_NONCE_HEDGED, "hedged" },
+	{ P256_NONCE_DETERMINISTIC, "deterministic" },
+	{ P256_NONCE_PRECOMPUTED, "precomputed" },
+};
+
+const char *config_nonce_name(enum p256_nonce nonce)
+{
+	for (size_t i = 0; i < sizeof(nonces) / sizeof(nonces[0]); i++)
+		if (nonces[i].nonce == nonce)
+			return nonces[i].name;
+	return "hedged";
+}
 
 struct ctx {
 	const char *path;
@@ -286,16 +304,14 @@ static int get_key(struct ctx *x, json_t *o, size_t i, struct config_key *k)
 		r = fail(x, where, "name", "must be 1 to %d of A-Z a-z 0-9 . _ -", PROTO_NAME_MAX);
 		goto out;
 	}
-	if (nonce != NULL && strcmp(nonce, "deterministic") == 0)
-		k->nonce = P256_NONCE_DETERMINISTIC;
-	else if (nonce != NULL && strcmp(nonce, "precomputed") == 0)
-		k->nonce = P256_NONCE_PRECOMPUTED;
-	else if (nonce != NULL && strcmp(nonce, "hedged") != 0) {
-		r = fail(x, where, "nonce",
-		    "must be \"hedged\", \"deterministic\" or \"precomputed\"");
-		goto out;
+	r = nonce == NULL ? 0 : fail(x, where, "nonce",
+	    "must be \"hedged\", \"deterministic\" or \"precomputed\"");
+	for (size_t j = 0; nonce != NULL && j < sizeof(nonces) / sizeof(nonces[0]); j++) {
+		if (strcmp(nonce, nonces[j].name) == 0) {
+			k->nonce = nonces[j].nonce;
+			r = 0;
+		}
 	}
-	r = 0;
 out:
 	free(nonce);
 	return r;
@@ -420,14 +436,115 @@ out:
 	return fd;
 }
 
-int config_load(const char *path, struct config *cfg, char *err, size_t errlen)
+/* The file as a JSON object, or NULL with err set (jansson's position for a syntax error). */
+static json_t *read_json(const char *path, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *root = NULL;
+	int fd;
+
+	if ((fd = open_config(path, err, errlen)) < 0)
+		return NULL;
+	if ((root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je)) == NULL) {
+		if (je.line > 0)
+			snprintf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+		else
+			snprintf(err, errlen, "%s: %s", path, je.text);
+	} else if (!json_is_object(root)) {
+		snprintf(err, errlen, "%s: the top level must be an object", path);
+		json_decref(root);
+		root = NULL;
+	}
+	close(fd);
+	return root;
+}
+
+static int get_fields(struct ctx *x, json_t *root, struct config *cfg)
 {
 	static const char *const fields[] = { "socket", "socket_mode", "socket_group", "user",
 		"signer_user", "workers", "busy_poll_us", "limits", "keys", "audit", NULL };
+
+	if (check_fields(x, root, "", fields) != 0 ||
+	    get_str(x, root, "", "socket", 0, &cfg->socket) != 0 ||
+	    get_mode(x, root, &cfg->socket_mode) != 0 ||
+	    get_str(x, root, "", "socket_group", 0, &cfg->socket_group) != 0 ||
+	    get_str(x, root, "", "user", 0, &cfg->user) != 0 ||
+	    get_str(x, root, "", "signer_user", 0, &cfg->signer_user) != 0 ||
+	    get_uint(x, root, "", "workers", 1, WORKERS_MAX, &cfg->workers) != 0 ||
+	    get_uint(x, root, "", "busy_poll_us", 0, BUSY_POLL_MAX_US, &cfg->busy_poll_us) != 0 ||
+	    get_limits(x, root, &cfg->limits) != 0 || get_keys(x, root, cfg) != 0 ||
+	    get_audit(x, root, cfg) != 0)
+		return -1;
+	return 0;
+}
+
+/* The defaults that depend on other fields, and the rules between fields. */
+static int derive(struct ctx *x, struct config *cfg)
+{
+	struct config_limits *l = &cfg->limits;
+
+	if (cfg->socket == NULL && (cfg->socket = strdup(CONFIG_SOCKET_DEFAULT)) == NULL)
+		return fail(x, "", "socket", "out of memory");
+	if (cfg->signer_user == NULL && cfg->user != NULL &&
+	    (cfg->signer_user = strdup(cfg->user)) == NULL)
+		return fail(x, "", "signer_user", "out of memory");
+	/* Unset: a quarter of max_connections, so that one peer cannot lock the others out. */
+	if (l->max_connections_per_uid == 0)
+		l->max_connections_per_uid = l->max_connections / 4 ? l->max_connections / 4 : 1;
+	if (l->worker_timeout_ms == 0) {
+		unsigned half = l->request_timeout_ms / 2;
+
+		l->worker_timeout_ms = half > WORKER_TIMEOUT_DEFAULT_MS ? WORKER_TIMEOUT_DEFAULT_MS :
+		    half < WORKER_TIMEOUT_MIN_MS ? WORKER_TIMEOUT_MIN_MS : half;
+	}
+	if (l->max_inflight_per_connection > l->max_inflight)
+		return fail(x, "limits", "max_inflight_per_connection",
+		    "must not exceed max_inflight");
+	return 0;
+}
+
+/*
+ * Root's LIST_KEYS answer for this key set, the largest any peer gets, must fit in one frame
+ * (docs/protocol.md section 6): encoded as the daemon would answer it, with every key's "allow"
+ * and both counters at the largest value they can show. A key id and a point have one length
+ * whatever the key, so zeros stand in for them: the keys need not be read for this.
+ */
+static int check_listing(struct ctx *x, const struct config *cfg)
+{
+	static const uint8_t point[P256_POINT_LEN];
+	static const char id_hex[2 * P256_KEY_ID_LEN + 1] =
+	    "0000000000000000000000000000000000000000000000000000000000000000";
+	struct list_keys_entry *e = calloc(cfg->nkeys, sizeof(*e));
+	size_t len;
+	int fit;
+
+	if (e == NULL)
+		return fail(x, "", "keys", "out of memory");
+	for (size_t i = 0; i < cfg->nkeys; i++) {
+		const struct config_key *k = &cfg->keys[i];
+
+		e[i] = (struct list_keys_entry){ .name = k->name, .id_hex = id_hex, .point = point,
+			.nonce = config_nonce_name(k->nonce),
+			.verify_after_sign = k->verify_after_sign, .purpose = k->purpose,
+			.signatures = INT64_MAX, .precomputed_signatures = INT64_MAX,
+			.allow = &k->allow };
+	}
+	fit = list_keys_fit(e, cfg->nkeys, &len);
+	free(e);
+	if (fit < 0)
+		return fail(x, "", "keys", "out of memory");
+	if (fit > 0)
+		return fail(x, "", "keys", "LIST_KEYS would not fit in one frame: %zu bytes of JSON, "
+		    "at most %d (fewer keys, shorter names or shorter \"allow\" lists)", len,
+		    PROTO_FRAME_MAX - PROTO_HEADER_LEN);
+	return 0;
+}
+
+int config_load(const char *path, struct config *cfg, char *err, size_t errlen)
+{
 	struct ctx x = { .path = path, .err = err, .errlen = errlen };
-	json_error_t je;
 	json_t *root = NULL;
-	int fd = -1, r = -1;
+	int r = -1;
 
 	memset(cfg, 0, sizeof(*cfg));
 	set_defaults(cfg);
@@ -435,58 +552,11 @@ int config_load(const char *path, struct config *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto out;
 	}
-	if ((fd = open_config(path, err, errlen)) < 0)
+	if ((root = read_json(path, err, errlen)) == NULL || get_fields(&x, root, cfg) != 0 ||
+	    derive(&x, cfg) != 0 || check_listing(&x, cfg) != 0)
 		goto out;
-	if ((root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je)) == NULL) {
-		if (je.line > 0)
-			snprintf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
-		else
-			snprintf(err, errlen, "%s: %s", path, je.text);
-		goto out;
-	}
-	if (!json_is_object(root)) {
-		snprintf(err, errlen, "%s: the top level must be an object", path);
-		goto out;
-	}
-	if (check_fields(&x, root, "", fields) != 0 ||
-	    get_str(&x, root, "", "socket", 0, &cfg->socket) != 0 ||
-	    get_mode(&x, root, &cfg->socket_mode) != 0 ||
-	    get_str(&x, root, "", "socket_group", 0, &cfg->socket_group) != 0 ||
-	    get_str(&x, root, "", "user", 0, &cfg->user) != 0 ||
-	    get_str(&x, root, "", "signer_user", 0, &cfg->signer_user) != 0 ||
-	    get_uint(&x, root, "", "workers", 1, WORKERS_MAX, &cfg->workers) != 0 ||
-	    get_uint(&x, root, "", "busy_poll_us", 0, BUSY_POLL_MAX_US, &cfg->busy_poll_us) != 0 ||
-	    get_limits(&x, root, &cfg->limits) != 0 || get_keys(&x, root, cfg) != 0 ||
-	    get_audit(&x, root, cfg) != 0)
-		goto out;
-	if (cfg->socket == NULL && (cfg->socket = strdup(CONFIG_SOCKET_DEFAULT)) == NULL) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		goto out;
-	}
-	if (cfg->signer_user == NULL && cfg->user != NULL &&
-	    (cfg->signer_user = strdup(cfg->user)) == NULL) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		goto out;
-	}
-	/* Unset: a quarter of max_connections, so that one peer cannot lock the others out. */
-	if (cfg->limits.max_connections_per_uid == 0)
-		cfg->limits.max_connections_per_uid = cfg->limits.max_connections / 4 ?
-		    cfg->limits.max_connections / 4 : 1;
-	if (cfg->limits.worker_timeout_ms == 0) {
-		unsigned half = cfg->limits.request_timeout_ms / 2;
-
-		cfg->limits.worker_timeout_ms = half > WORKER_TIMEOUT_DEFAULT_MS ?
-		    WORKER_TIMEOUT_DEFAULT_MS : half < WORKER_TIMEOUT_MIN_MS ?
-		    WORKER_TIMEOUT_MIN_MS : half;
-	}
-	if (cfg->limits.max_inflight_per_connection > cfg->limits.max_inflight) {
-		fail(&x, "limits", "max_inflight_per_connection", "must not exceed max_inflight");
-		goto out;
-	}
 	r = 0;
 out:
-	if (fd >= 0)
-		close(fd);
 	json_decref(root);
 	return r;
 }

@@ -12,7 +12,7 @@
 /* The daemon's configuration file (JSON; docs/config.md lists every field and its default). */
 
 #define CONFIG_SOCKET_DEFAULT "/run/p256sign/p256sign.sock"
-#define CONFIG_KEYS_MAX 128		/* LIST_KEYS must fit in one frame */
+#define CONFIG_KEYS_MAX 128		/* and LIST_KEYS must fit in one frame (config_load) */
 #define CONFIG_RATE_MAX 1000000		/* the largest max_signatures_per_second */
 
 struct config_key {
@@ -72,6 +72,9 @@ struct config {
  * offending field, e.g. "keys[1].nonce". Unknown fields are errors.
  */
 int config_load(const char *path, struct config *cfg, char *err, size_t errlen);
+
+/* "hedged", "deterministic" or "precomputed": a key's "nonce" as the file and LIST_KEYS name it. */
+const char *config_nonce_name(enum p256_nonce nonce);
 
 /* Frees everything config_load allocated; safe on a zeroed config. */
 void config_free(struct config *cfg);

@@ -62,9 +62,3 @@ void key_usage_reset(struct key_usage *u, const struct keytab *kt)
 		ratelimit_init(&u[i].rate, kt->pub[i].max_signatures_per_second);
 	}
 }
-
-const char *keytab_nonce_name(enum p256_nonce nonce)
-{
-	return nonce == P256_NONCE_DETERMINISTIC ? "deterministic" :
-	    nonce == P256_NONCE_PRECOMPUTED ? "precomputed" : "hedged";
-}

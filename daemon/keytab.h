@@ -62,7 +62,4 @@ int keytab_find(const struct keytab *kt, const struct proto_key *sel);
 /* Starts the usage of a key set: full buckets at each key's rate, counts at 0 (u holds kt->n). */
 void key_usage_reset(struct key_usage *u, const struct keytab *kt);
 
-/* The configuration's word for a nonce mode: "hedged", "deterministic" or "precomputed". */
-const char *keytab_nonce_name(enum p256_nonce nonce);
-
 #endif

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "clock.h"
-#include "hex.h"
+#include "list-keys.h"
 #include "log.h"
 #include "ratelimit.h"
 #include "sha256.h"
@@ -242,23 +242,6 @@ static void handle_verify(struct requests *rq, struct reply_to *to, const struct
 	reply_send(rq->d.replies, to, &resp);
 }
 
-/* A key's "allow" as ids (names are resolved when the configuration is read): for root. */
-static json_t *allow_json(const struct policy_acl *acl)
-{
-	json_t *users = json_array(), *groups = json_array();
-
-	for (size_t i = 0; users != NULL && i < acl->nusers; i++)
-		json_array_append_new(users, json_integer(acl->users[i]));
-	for (size_t i = 0; groups != NULL && i < acl->ngroups; i++)
-		json_array_append_new(groups, json_integer(acl->groups[i]));
-	if (!acl->set) {
-		json_decref(users);
-		json_decref(groups);
-		return json_null();
-	}
-	return json_pack("{s:o*, s:o*}", "users", users, "groups", groups);
-}
-
 /* The keys the peer may see; root sees every key, and who may use each. */
 static json_t *list_keys_json(const struct requests *rq, const struct conn *c)
 {
@@ -268,26 +251,21 @@ static json_t *list_keys_json(const struct requests *rq, const struct conn *c)
 	for (size_t i = 0; keys != NULL && i < rq->d.kt->n; i++) {
 		const struct key_public *kp = &rq->d.kt->pub[i];
 		const struct key_usage *use = &rq->d.usage[i];
-		char point[2 * P256_POINT_LEN + 1];
-		json_t *k;
+		const struct list_keys_entry e = { .name = kp->name, .id_hex = kp->id_hex,
+			.point = kp->point, .nonce = config_nonce_name(kp->nonce),
+			.verify_after_sign = kp->verify_after_sign, .purpose = kp->purpose,
+			.signatures = use->signatures,
+			.precomputed_signatures = use->precomputed_signatures,
+			.allow = root ? &kp->allow : NULL };
 
 		if (allowed(rq, c, kp, POLICY_SEE) != 0)
 			continue;
-		hex_encode(kp->point, sizeof(kp->point), point);
-		k = json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:I, s:I}",
-		    "name", kp->name, "key_id", kp->id_hex, "public_key", point,
-		    "nonce", keytab_nonce_name(kp->nonce),
-		    "verify_after_sign", kp->verify_after_sign,
-		    "purpose", policy_purpose_name(kp->purpose),
-		    "signatures", (json_int_t)use->signatures,
-		    "precomputed_signatures", (json_int_t)use->precomputed_signatures);
-		if (k == NULL || (root && json_object_set_new(k, "allow", allow_json(&kp->allow)) != 0) ||
-		    json_array_append_new(keys, k) != 0) {
+		if (json_array_append_new(keys, list_keys_entry_json(&e)) != 0) {
 			json_decref(keys);
 			return NULL;
 		}
 	}
-	return keys == NULL ? NULL : json_pack("{s:o}", "keys", keys);
+	return list_keys_doc(keys);
 }
 
 /* STATUS: each module adds its own part. */

@@ -34,8 +34,3 @@ int sandbox_signer(void)
 {
 	return nothing("signer");
 }
-
-const char *sandbox_backend(void)
-{
-	return "none";
-}

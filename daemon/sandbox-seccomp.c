@@ -1,32 +1,29 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The libseccomp backend of sandbox.h: one allowlist per role, anything else kills the process
- * with SIGSYS. The lists, with the reason for each entry, are docs/security.md; keep the
- * two in step. Written and tested for x86_64 (where fork is clone and recv is recvfrom); any
+ * with SIGSYS, after the role's Landlock rules (sandbox-landlock.c). Each entry names the call
+ * of the code (or of the library it calls) that needs it. The lists, with the reason for each
+ * entry, are docs/security.md; tests/daemon/test_security_tables.py keeps the two in step. Written and tested for x86_64 (where fork is clone and recv is recvfrom); any
  * other architecture is refused rather than guessed at.
  */
 #include "sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <linux/landlock.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "sandbox-landlock.h"
 
 /*
  * SANDBOX_SANITIZER is 1 in ASan/UBSan builds (meson, b_sanitize), 0 otherwise: a constant of
@@ -142,21 +139,18 @@ static const struct allow parent_calls[] = {
 	IF2("getsockopt", LOW32_EQ(1, SOL_SOCKET), LOW32_EQ(2, SO_SNDBUF)),	/* sd_notify */
 	IF2("setsockopt", LOW32_EQ(1, SOL_SOCKET), LOW32_EQ(2, SO_SNDBUF)),	/* sd_notify */
 	IF2("setsockopt", LOW32_EQ(1, SOL_SOCKET), LOW32_EQ(2, SO_SNDBUFFORCE)),	/* sd_notify */
-	ANY("read"),		/* clients, signers, the key-holder */
-	ANY("readv"),		/* evbuffer reads */
+	ANY("read"),		/* chan_read: clients, signers, the key-holder */
 	ANY("recvfrom"),	/* recv: libevent's signal socketpair, busypoll */
 	ANY("recvmsg"),		/* signers' channels from the key-holder (SCM_RIGHTS) */
 	ANY("write"),		/* clients, signers, log lines to stderr */
-	ANY("writev"),		/* evbuffer writes */
-	ANY("sendto"),		/* send: libevent's signal handler; syslog */
+	ANY("writev"),		/* chan_flush's evbuffer_write */
+	ANY("sendto"),		/* send(): libevent's signal handler wakes its loop (evsig) */
 	ANY("sendmsg"),		/* sd_notify */
 	ANY("sendmmsg"),	/* journald: a batch of audit records */
 	IF("socket", LOW32_EQ(0, AF_UNIX)),	/* sd_notify's and journald's datagram sockets */
-	ANY("connect"),		/* journald's, syslog's sockets (AF_UNIX: no other family is made) */
+	ANY("connect"),		/* audit-journal.c's journald socket (AF_UNIX: no other family) */
 	ANY("close"),		/* finished connections */
 	ANY("fcntl"),		/* non-blocking and close-on-exec flags of accepted sockets */
-	ANY("shutdown"),	/* a client's connection half-closed */
-	IF("ioctl", LOW32_EQ(1, FIONREAD)),	/* libevent's evbuffer_read sizes its read */
 	ANY("clock_gettime"),	/* timeouts, when the vDSO cannot answer */
 	ANY("getpid"),		/* log lines, sd_notify */
 	ANY("getuid"),		/* sd_notify: the credentials it sends along */
@@ -169,15 +163,12 @@ static const struct allow parent_calls[] = {
 	ANY("unlink"),		/* removing its socket at exit */
 	IF("openat", MASKED(2, APPEND_MASK, APPEND_ONLY)),	/* the audit file */
 	IF("ioctl", LOW32_EQ(1, TCGETS)),	/* libsystemd's line reader asks isatty (/proc) */
-	ANY("newfstatat"),	/* fstat of the audit file */
+	ANY("newfstatat"),	/* stdio sizing its buffer: libsystemd's reads beneath /proc */
 	ANY("fstat"),		/* fstat of older glibc */
-	ANY("lseek"),		/* the audit file's end */
-	ANY("fsync"),		/* an audit record on disk before the answer */
-	ANY("fdatasync"),	/* the same, without the metadata */
 	ANY("getrandom"),	/* libevent's and OpenSSL's randomness */
 	ANY("sched_yield"),	/* busypoll */
-	ANY("nanosleep"),	/* short waits */
-	ANY("clock_nanosleep"),	/* glibc's nanosleep */
+	ANY("nanosleep"),	/* parent.c: the tick while it waits for the key-holder to exit */
+	ANY("clock_nanosleep"),	/* the same nanosleep, as glibc 2.36 makes it */
 	ANY("rt_sigaction"),	/* libevent's signal events */
 	ANY("rt_sigprocmask"),	/* glibc and libevent mask signals around work */
 	ANY("rt_sigreturn"),	/* return from a signal handler */
@@ -323,89 +314,6 @@ static void tell_sanitizers(void)
 #endif
 }
 
-/* Every file-system right of Landlock ABI 1: handled, hence denied where no rule grants it. */
-#define LANDLOCK_ABI1_FS (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
-	LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | \
-	LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE | \
-	LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR | \
-	LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK | \
-	LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK | \
-	LANDLOCK_ACCESS_FS_MAKE_SYM)
-#define LANDLOCK_READ (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
-
-/* access beneath path: a directory and everything in it, or one file (then reading it, for
- * LANDLOCK_READ). */
-static int landlock_rule(const char *role, int ruleset, const char *path, __u64 access)
-{
-	struct landlock_path_beneath_attr rule = { .allowed_access = access };
-	struct stat st;
-	int r = -1;
-
-	if ((rule.parent_fd = open(path, O_PATH | O_CLOEXEC)) < 0 || fstat(rule.parent_fd, &st) != 0) {
-		log_error("sandbox %s: %s: %s", role, path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISDIR(st.st_mode) && access == LANDLOCK_READ)
-		rule.allowed_access = LANDLOCK_ACCESS_FS_READ_FILE;
-	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0)
-		log_error("sandbox %s: Landlock rule for %s: %s", role, path, strerror(errno));
-	else
-		r = 0;
-out:
-	if (rule.parent_fd >= 0)
-		close(rule.parent_fd);
-	return r;
-}
-
-/* A directory and the Landlock rights a role has beneath it (path NULL: none). */
-struct grant {
-	const char *path;
-	__u64 access;
-};
-
-/*
- * Limits reading to paths (directories, or single files) where the kernel has Landlock, grants
- * the n_grants rights, and forbids the other accesses of handled (a subset of LANDLOCK_ABI1_FS)
- * everywhere. 1 when confined; 0 when the kernel has no Landlock (logged by the caller, which
- * decides what that means for it); -1 on failure (logged).
- */
-static int landlock_confine(const char *role, __u64 handled, const char *const *paths, size_t n,
-	const struct grant *grants, size_t n_grants)
-{
-	struct landlock_ruleset_attr attr = { .handled_access_fs = handled };
-	int ruleset, r = -1;
-
-	if (syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) < 0) {
-		if (errno != ENOSYS && errno != EOPNOTSUPP) {
-			log_error("sandbox %s: Landlock: %s", role, strerror(errno));
-			return -1;
-		}
-		return 0;
-	}
-	if ((ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0)) < 0) {
-		log_error("sandbox %s: Landlock ruleset: %s", role, strerror(errno));
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (landlock_rule(role, ruleset, paths[i], LANDLOCK_READ) != 0)
-			goto out;
-	for (size_t i = 0; i < n_grants; i++)
-		if (grants[i].path != NULL &&
-		    landlock_rule(role, ruleset, grants[i].path, grants[i].access) != 0)
-			goto out;
-	/* LeakSanitizer's tracer lists the threads in /proc/PID/task at exit. */
-	if (SANDBOX_SANITIZER && landlock_rule(role, ruleset, "/proc", LANDLOCK_READ) != 0)
-		goto out;
-	if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) {
-		log_error("sandbox %s: Landlock: %s", role, strerror(errno));
-		goto out;
-	}
-	r = 1;
-out:
-	close(ruleset);
-	return r;
-}
-
 int sandbox_signer(void)
 {
 	const struct list lists[] = { { signer_calls, COUNT(signer_calls), 0 } };
@@ -425,7 +333,7 @@ int sandbox_keyholder(const char *const *paths, size_t n)
 	int confined;
 
 	if (no_new_privs("keyholder") != 0 ||
-	    (confined = landlock_confine("keyholder", LANDLOCK_ABI1_FS, paths, n, NULL, 0)) < 0)
+	    (confined = landlock_confine("keyholder", paths, n, NULL, 0)) < 0)
 		return -1;
 	if (!confined)
 		log_info("sandbox keyholder: no Landlock in this kernel: reload may read any file "
@@ -442,7 +350,7 @@ int sandbox_keyholder(const char *const *paths, size_t n)
 int sandbox_parent(const char *audit_dir, const char *socket_dir)
 {
 	static const char *const proc[] = { "/proc" };
-	const struct grant grants[] = {
+	const struct landlock_grant grants[] = {
 		{ audit_dir, LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_MAKE_REG },
 		{ socket_dir, LANDLOCK_ACCESS_FS_REMOVE_FILE },
 	};
@@ -452,8 +360,8 @@ int sandbox_parent(const char *audit_dir, const char *socket_dir)
 	};
 	int confined;
 
-	if (no_new_privs("parent") != 0 || (confined = landlock_confine("parent",
-		LANDLOCK_ABI1_FS, proc, 1, grants, COUNT(grants))) < 0)
+	if (no_new_privs("parent") != 0 ||
+	    (confined = landlock_confine("parent", proc, 1, grants, COUNT(grants))) < 0)
 		return -1;
 	if (confined)
 		lists[1].deny_errno = 0;
@@ -462,9 +370,4 @@ int sandbox_parent(const char *audit_dir, const char *socket_dir)
 		    "units are not read (the parent opens no file for reading)");
 	tell_sanitizers();
 	return install("parent", lists, COUNT(lists));
-}
-
-const char *sandbox_backend(void)
-{
-	return "seccomp";
 }

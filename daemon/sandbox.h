@@ -7,8 +7,11 @@
 /*
  * The last step of a role's privilege drop: one system-call allowlist per role, installed for
  * good (docs/security.md lists every entry and why). The libseccomp backend
- * (sandbox-seccomp.c) kills the whole process with SIGSYS on any call outside its list; the
- * no-op backend (sandbox-none.c, -Dseccomp=disabled) enforces nothing. Filters stack and are
+ * (sandbox-seccomp.c) kills the whole process with SIGSYS on any call outside its list, and
+ * confines file access with Landlock where the kernel has it (sandbox-landlock.c, given the
+ * paths each function below names); the no-op backend (sandbox-none.c, -Dseccomp=disabled)
+ * enforces nothing and says so once in the log. Which one a build has is a constant of the
+ * build (SANDBOX_ENFORCED, daemon/meson.build), for tests. Filters stack and are
  * inherited across fork: a process can only narrow what it was given.
  *
  * Each function sets PR_SET_NO_NEW_PRIVS itself (the proc module sets it just before too; the
@@ -25,8 +28,8 @@
  * (SCM_RIGHTS from the key-holder); create, connect and send on AF_UNIX sockets only (sd_notify,
  * journald); close and fcntl descriptors; set signal handlers and masks; read clocks; reap and
  * kill children (the key-holder, when stopping); unlink a path (its socket at exit); open a file
- * only for appending (O_WRONLY|O_APPEND, with O_CREAT and O_CLOEXEC: the audit file) and fstat,
- * lseek, fsync it; allocate memory; exit. It may not: open a file for reading, create a process,
+ * only for appending (O_WRONLY|O_APPEND, with O_CREAT and O_CLOEXEC: the audit file); allocate
+ * memory; exit. It may not: open a file for reading, create a process,
  * execute a program, ptrace, read or write another process's memory, create a socket of any other
  * family, mount, use keyrings or BPF.
  *
@@ -69,8 +72,5 @@ int sandbox_keyholder(const char *const *paths, size_t n);
  * descriptors, changes memory protection, executes programs or ptraces.
  */
 int sandbox_signer(void);
-
-/* "seccomp" or "none": which backend this build has (for tests, and a log line at start-up). */
-const char *sandbox_backend(void);
 
 #endif

@@ -82,7 +82,8 @@ enum proto_error {
 	PROTO_E_BAD_TLS_CONTENT = 19,	/* SIGN_TLS: not a handshake input (kind, side, hash, params) */
 	PROTO_E_AUDIT_UNAVAILABLE = 20,	/* the audit record cannot be written: nothing is signed */
 	PROTO_E_TOO_MANY_CONNECTIONS = 21, /* sent unrequested (id 0) before closing a connection over a limit */
-	PROTO_E_MAX = 21
+	PROTO_E_BAD_TLS_POINT = 22,	/* SIGN_TLS: a ServerECDHParams point not on its curve */
+	PROTO_E_MAX = 22
 };
 
 /* The stable tag ("unknown-key") and a short English text of a wire error code. */
@@ -160,9 +161,10 @@ int proto_frame_length(const uint8_t prefix[PROTO_LEN_PREFIX], uint32_t *len);
  * -PROTO_E_FRAME_TOO_LARGE (len over PROTO_FRAME_MAX, nothing read),
  * -PROTO_E_BAD_FRAME, -PROTO_E_UNSUPPORTED_VERSION, -PROTO_E_BAD_FLAGS, -PROTO_E_UNKNOWN_TYPE,
  * -PROTO_E_BAD_KEY_SELECTOR, -PROTO_E_BAD_FORMAT, -PROTO_E_BAD_DIGEST_LENGTH,
- * -PROTO_E_MESSAGE_TOO_LARGE, -PROTO_E_BAD_SIGNATURE, -PROTO_E_BAD_TLS_CONTENT: the first fault in
- * reading order, each field's kind or length before its contents, bytes left over last (phase 1
- * of docs/protocol.md section 7). An explicit point is taken as bytes: whether it is on the curve
+ * -PROTO_E_MESSAGE_TOO_LARGE, -PROTO_E_BAD_SIGNATURE, -PROTO_E_BAD_TLS_CONTENT,
+ * -PROTO_E_BAD_TLS_POINT: the first fault in reading order, each field's kind or length before
+ * its contents, bytes left over last (phase 1 of docs/protocol.md section 7); -PROTO_E_INTERNAL
+ * when the point check of a ServerECDHParams has no memory. An explicit point is taken as bytes: whether it is on the curve
  * is for the caller (bad-point). req->message points into frame.
  */
 int proto_decode_request(const uint8_t *frame, size_t len, struct proto_request *req);

@@ -15,7 +15,7 @@
  * - TLS 1.2 ServerKeyExchange (RFC 8422 section 5.4): SHA-256 of client_random, server_random
  *   and the ServerECDHParams, whose structure is checked: curve_type 3 (named_curve), a named
  *   curve of the IANA registry with a defined point encoding, and the point length that curve
- *   implies.
+ *   implies; then, for secp256r1, secp384r1 and secp521r1, that the point is on the curve.
  */
 
 enum proto_tls_kind {
@@ -43,11 +43,13 @@ struct proto_tls {
 	uint8_t params[PROTO_TLS_PARAMS_MAX];
 };
 
-/* 0 when t is a well-formed handshake input of its kind, else -PROTO_E_BAD_TLS_CONTENT. */
+/* 0 when t is a well-formed handshake input of its kind, else -PROTO_E_BAD_TLS_CONTENT, or
+ * -PROTO_E_BAD_TLS_POINT for a well-formed ServerECDHParams whose point is not on its curve, or
+ * -PROTO_E_INTERNAL when the arithmetic of that check fails (no memory). */
 int proto_tls_check(const struct proto_tls *t);
 
-/* proto_tls_check, then the SHA-256 of the signed content into digest. 0, or
- * -PROTO_E_BAD_TLS_CONTENT, or -PROTO_E_INTERNAL when hashing fails. */
+/* proto_tls_check, then the SHA-256 of the signed content into digest. 0, or proto_tls_check's
+ * error, or -PROTO_E_INTERNAL when hashing fails. */
 int proto_tls_digest(const struct proto_tls *t, uint8_t digest[32]);
 
 #endif

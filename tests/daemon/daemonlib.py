@@ -43,6 +43,19 @@ RFC_KEY = private_copy(os.path.join(HERE, "keys", "rfc6979.pem"), _KEYS_DIR)
 RFC_DIGEST = bytes.fromhex("af2bdbe1aa9b6ec1e2ade1d694f41fc71a831d0268e9891562113d8a62add1bf")
 RFC_R = bytes.fromhex("efd48b2aacb6a8fd1140dd9cd45e81d69d2c877b56aaf991c34d0ea84eaf3716")
 RFC_S = bytes.fromhex("f7cb1c942d657c41d436c7a1b6e29f65f3e900dbb9aff4064dc4ab2f843acda8")
+# The generators of the prime curves a ServerKeyExchange may name (SEC 2 version 2), by their
+# TLS NamedCurve: points on their curves, which SIGN_TLS requires (docs/protocol.md section 4.1).
+TLS_GENERATORS = {
+    23: bytes.fromhex("046b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"
+                      "4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5"),
+    24: bytes.fromhex("04aa87ca22be8b05378eb1c71ef320ad746e1d3b628ba79b9859f741e082542a38"
+                      "5502f25dbf55296c3a545e3872760ab73617de4a96262c6f5d9e98bf9292dc29f8"
+                      "f41dbd289a147ce9da3113b5f0b8c00a60b1ce1d7e819d7a431d7c90ea0e5f"),
+    25: bytes.fromhex("0400c6858e06b70404e9cd9e3ecb662395b4429c648139053fb521f828af606b4d"
+                      "3dbaa14b5e77efe75928fe1dc127a2ffa8de3348b3c1856a429bf97e7e31c2e5bd"
+                      "66011839296a789a3bc0045c8a5fb42c7d1bd998f54449579b446817afbd17273e"
+                      "662c97ee72995ef42640c550b9013fad0761353c7086a272c24088be94769fd16650"),
+}
 
 PING, SIGN, SIGN_MESSAGE, PUBKEY, VERIFY, LIST_KEYS, STATUS = 1, 2, 3, 4, 5, 6, 7
 RESPONSE, ERROR = 0x80, 0xFF
@@ -52,7 +65,7 @@ E = dict(bad_frame=1, unsupported_version=2, unknown_type=3, unknown_key=4, bad_
          overloaded=6, internal=7, bad_format=8, message_too_large=9, bad_key_selector=10,
          frame_too_large=11, bad_flags=12, bad_point=13, bad_signature=14, sign_failed=15,
          shutting_down=16, timeout=17, denied=18, bad_tls_content=19, audit_unavailable=20,
-         too_many_connections=21)
+         too_many_connections=21, bad_tls_point=22)
 
 TIMEOUT = 20.0
 

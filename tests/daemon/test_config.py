@@ -9,12 +9,14 @@ import hashlib
 import json
 import os
 import pwd
+import signal
 import socket
 import stat
 import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from daemonlib import *  # noqa: E402,F403
@@ -278,6 +280,103 @@ def user_drop():
     d.stop()
 
 
+JSON_MAX = 65536 - 8             # a frame's body after its header
+COUNTER_MAX = 2 ** 63 - 1       # the largest a signature counter can show
+LONG_ID = 4294967294            # an id of 10 digits, the longest
+
+
+def listing_keys(n, users, groups, more_users=0, files=None):
+    """n keys whose LIST_KEYS entries are the longest: 64-character names, the longest nonce and
+    purpose words, verify_after_sign false; each allowed to `users` users and `groups` groups,
+    the first more_users keys to one user more."""
+    keys = []
+    for i in range(n):
+        extra = 1 if i < more_users else 0
+        keys.append({"name": ("k%03d-" % i).ljust(64, "x"),
+                     "file": files[i] if files else "/nonexistent/%d.key" % i,
+                     "nonce": "deterministic", "verify_after_sign": False,
+                     "purpose": "tls-server",
+                     "allow": {"users": [LONG_ID - j for j in range(users + extra)],
+                               "groups": [LONG_ID - j for j in range(groups)]}})
+    return keys
+
+
+def root_listing(keys, counter, ids=None):
+    """Root's LIST_KEYS JSON for keys as docs/protocol.md section 6 gives it, compact, with both
+    counters at `counter`; ids: [(key_id, public_key)] in hex, else zeros of their length."""
+    entries = []
+    for i, k in enumerate(keys):
+        key_id, point = ids[i] if ids else ("0" * 64, "0" * 130)
+        entries.append({"name": k["name"], "key_id": key_id, "public_key": point,
+                        "nonce": k["nonce"], "verify_after_sign": k["verify_after_sign"],
+                        "purpose": k["purpose"], "signatures": counter,
+                        "precomputed_signatures": counter, "allow": k["allow"]})
+    return json.dumps({"keys": entries}, separators=(",", ":")).encode()
+
+
+def too_large(n):
+    return ("keys: LIST_KEYS would not fit in one frame: %d bytes of JSON, at most %d" %
+            (n, JSON_MAX))
+
+
+def list_keys_size():
+    """docs/protocol.md section 6: a key set whose root LIST_KEYS answer could exceed a frame is
+    refused at start and on reload, the size computed exactly; the largest that fits is answered
+    and printed by p256signctl keys."""
+    # The largest configuration the fields allow: 128 keys, 64-character names, 32 + 32 ids.
+    biggest = listing_keys(128, 32, 32)
+    size = len(root_listing(biggest, COUNTER_MAX))
+    check(size > 2 * JSON_MAX, "the largest configuration is far over a frame: %d" % size)
+    refused({"keys": biggest}, too_large(size))
+    path = write("biggest.json", {"keys": biggest, "socket": os.path.join(TMP, "big.sock")})
+    r = run("--config", path)
+    check(r.returncode == 1 and too_large(size) in r.stderr,
+          "the daemon does not start with it: %s" % r.stderr)
+    # The boundary: 128 such keys with 2 users each fit, with 3 each do not; between them, the
+    # most keys with a third user that still fit.
+    more = max(m for m in range(129) if len(root_listing(listing_keys(128, 2, 0, m),
+                                                             COUNTER_MAX)) <= JSON_MAX)
+    check(0 < more < 128, "the boundary lies between 2 and 3 users a key: %d" % more)
+    over = listing_keys(128, 2, 0, more + 1)
+    refused({"keys": over}, too_large(len(root_listing(over, COUNTER_MAX))))
+    files = []
+    for i in range(128):
+        files.append(os.path.join(TMP, "list-%d.key" % i))
+        openssl_key(files[i])
+    fits = listing_keys(128, 2, 0, more, files)
+    r = run("--check-config", write("fits.json", {"keys": fits}))
+    check(r.returncode == 0, "the largest key set that fits is accepted: %s" % r.stderr)
+    d = Daemon(BIN, keys=fits, workers=1)
+    c = d.client()
+    body = c.call(frame(LIST_KEYS, 1)).ok(LIST_KEYS).body
+    got = json.loads(body)["keys"]
+    ids = [(k["key_id"], k["public_key"]) for k in got]
+    check(body == root_listing(fits, 0, ids),
+          "root's answer is the documented JSON, byte for byte")
+    check(len(root_listing(fits, COUNTER_MAX, ids)) <= JSON_MAX,
+          "and it would still fit with counters at their largest")
+    ctl = subprocess.run([os.environ["P256SIGNCTL"], "--socket", d.socket, "keys"],
+                         capture_output=True, text=True, timeout=TIMEOUT)
+    check(ctl.returncode == 0, "p256signctl keys: %s" % ctl.stderr)
+    for k in fits:
+        check(k["name"] in ctl.stdout, "p256signctl keys prints %s" % k["name"])
+    # A reload to a key set one id over keeps the key set in use, and says why.
+    d.write_keys(listing_keys(128, 2, 0, more + 1, files))
+    d.proc.send_signal(signal.SIGHUP)
+    end = time.monotonic() + TIMEOUT
+    while "reload refused" not in d.log_text():
+        check(time.monotonic() < end, "reload refused: %s" % d.log_text())
+        time.sleep(0.05)
+    check(too_large(len(root_listing(over, COUNTER_MAX))) in d.log_text(),
+          "the reload says why: %s" % d.log_text())
+    st = c.call(frame(STATUS, 2)).ok(STATUS).json()
+    check(st["key_set"] == 1, "the key set in use stays: %s" % st)
+    check(c.call(frame(LIST_KEYS, 3)).ok(LIST_KEYS).body == root_listing(fits, 0, ids),
+          "and is listed as before")
+    c.close()
+    d.stop()
+
+
 def main():
     command_line()
     check_config()
@@ -286,6 +385,7 @@ def main():
     credentials()
     sockets()
     user_drop()
+    list_keys_size()
     subprocess.run(["rm", "-rf", TMP], check=True)
     print("ok")
 

@@ -4,7 +4,8 @@
 section 4.4.3, server and client, transcript hashes of 32, 48 and 64 bytes) and TLS 1.2
 ServerKeyExchange (RFC 8422 section 5.4) signatures verify with openssl over the content built
 independently here; a tls-server key signs a server's handshake only, a tls-client key a
-client's; every malformed input is bad-tls-content and leaves the connection open."""
+client's; every malformed input is bad-tls-content, a prime curve's point off its curve
+bad-tls-point, and both leave the connection open."""
 import os
 import struct
 import subprocess
@@ -69,8 +70,9 @@ def main():
                   "8446 content" % ("server" if side == SERVER else "client", hlen, name))
     # TLS 1.2 ServerKeyExchange, ECDHE on each curve with a defined point encoding.
     cr, sr = bytes(range(32)), bytes(range(100, 132))
-    for curve, plen, first in ((23, 65, 4), (24, 97, 4), (25, 133, 4), (29, 32, 9), (30, 56, 9)):
-        params = bytes([3]) + struct.pack(">H", curve) + bytes([plen, first]) + bytes(plen - 1)
+    for curve, point in sorted(TLS_GENERATORS.items()) + [(29, bytes([9]) + bytes(31)),
+                                                          (30, bytes([5]) + bytes(55))]:
+        params = bytes([3]) + struct.pack(">H", curve) + bytes([len(point)]) + point
         n += 1
         der = c.call(tls12(n, key_name("srv"), cr, sr, params)).ok(SIGN_TLS).body[2:]
         check(verifies(tmp, pubs["srv"], cr + sr + params, der),
@@ -82,7 +84,7 @@ def main():
     D, B = E["denied"], 19
     c.expect_error(tls13(91, key_name("srv"), CLIENT, bytes(32)), D)
     c.expect_error(tls13(92, key_name("cli"), SERVER, bytes(32)), D)
-    p256 = bytes([3, 0, 23, 65, 4]) + bytes(64)
+    p256 = bytes([3, 0, 23, 65]) + TLS_GENERATORS[23]
     c.expect_error(tls12(93, key_name("cli"), cr, sr, p256), D)
     c.expect_error(sign_req(94, key_name("srv"), RFC_DIGEST), D)
     # Not a handshake input: bad-tls-content, and the connection stays open.
@@ -98,6 +100,9 @@ def main():
            tls12(104, key_name("srv"), cr, sr, bytes(138))]                            # too long
     for req in bad:
         c.expect_error(req, B)
+    # A prime curve's point off the curve: bad-tls-point (docs/protocol.md section 4.1).
+    c.expect_error(tls12(107, key_name("srv"), cr, sr, bytes([3, 0, 23, 65, 4]) + bytes(64)),
+                   E["bad_tls_point"])
     check(c.call(frame(PING, 105)).ok(PING).id == 105, "the connection stays open")
     # Truncated: bad-frame, which closes.
     c.expect_error(frame(SIGN_TLS, 106, key_name("srv") + bytes([DER, TLS13, SERVER, 32]) +

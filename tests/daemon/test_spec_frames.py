@@ -6,15 +6,21 @@ is sent as written and the daemon's answer must be the documented response frame
 STATUS members of section 6's table, of the example and of the daemon are the same set); the
 SIGN_TLS examples' signatures verify over the content the document says is signed. Then the
 edges of the error model as the document states them: which fault decides a frame with several
-(section 7), name lengths, compressed points, out-of-range DER integers, the unrequested
-too-many-connections frame, max_frame_bytes in STATUS, what counts in flight, STATUS while
-stopping, and a timeout that never fires before its limit."""
+(section 7, a byte too many included), name lengths, compressed points, out-of-range and short
+DER signatures, high s, ServerKeyExchange points (length, on the curve), purposes and VERIFY,
+`allow` to root only, STATUS not counting itself, the unrequested too-many-connections frame,
+max_frame_bytes in STATUS, what counts in flight, the idle timeout with a request in flight,
+STATUS and refused connections while stopping, and a timeout that never fires before its
+limit."""
 import hashlib
 import json
 import os
 import re
 import signal
+import socket
+import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -249,16 +255,22 @@ def wait_status(c, member, value):
         time.sleep(0.02)
 
 
-def inflight_and_stop(binary):
-    """Section 9: only signing requests count in flight; section 1: PING and STATUS while
-    stopping, STATUS stopping true."""
+def one_stopped_signer(binary, **limits):
+    """A daemon with one signer, stopped (SIGSTOP), whose requests time out after a minute unless
+    limits say otherwise, and a client: (daemon, signer pid, client). The caller sends SIGCONT."""
     d = Daemon(binary, workers=1, keys=[{"name": "release", "file": RFC_KEY,
                                          "nonce": "deterministic"}],
-               limits={"max_inflight_per_connection": 1, "max_inflight": 1,
-                       "request_timeout_ms": 60000, "worker_timeout_ms": 60000})
+               limits=dict({"request_timeout_ms": 60000, "worker_timeout_ms": 60000}, **limits))
     (worker,) = d.workers()
     c = d.client()
     os.kill(worker, signal.SIGSTOP)
+    return d, worker, c
+
+
+def inflight_and_stop(binary):
+    """Section 9: only signing requests count in flight; section 1: PING and STATUS while
+    stopping, STATUS stopping true."""
+    d, worker, c = one_stopped_signer(binary, max_inflight_per_connection=1, max_inflight=1)
     try:
         c.send(sign_req(1, RELEASE, RFC_DIGEST))
         wait_status(c, "inflight", 1)
@@ -276,6 +288,15 @@ def inflight_and_stop(binary):
               "STATUS inflight counts the signing request only: %s" % st)
         d.proc.send_signal(signal.SIGTERM)
         d.wait_for("STOPPING=1")
+        # The listening socket is closed: a new connection is refused.
+        probe = socket.socket(socket.AF_UNIX)
+        try:
+            probe.connect(d.socket)
+            fail("a connection accepted after SIGTERM")
+        except ConnectionRefusedError:
+            pass
+        finally:
+            probe.close()
         st = c.call(frame(STATUS, 9)).ok(STATUS).json()
         check(st["stopping"] is True and st["inflight"] == 1, "STATUS while stopping: %s" % st)
         ping_works(c, 10)
@@ -299,11 +320,7 @@ def timeout_never_early(binary):
     """Section 9: with request_timeout_ms 3, every timeout is logged 3000 us or more after its
     frame was taken (whole milliseconds would let one fire up to 1 ms early)."""
     limit_ms = 3
-    d = Daemon(binary, workers=1, keys=[{"name": "release", "file": RFC_KEY}],
-               limits={"request_timeout_ms": limit_ms, "worker_timeout_ms": 60000})
-    (worker,) = d.workers()
-    c = d.client()
-    os.kill(worker, signal.SIGSTOP)
+    d, worker, c = one_stopped_signer(binary, request_timeout_ms=limit_ms)
     try:
         for i in range(1, 41):
             start = time.monotonic()
@@ -321,6 +338,135 @@ def timeout_never_early(binary):
           (limit_ms, min(ages)))
 
 
+G256, G521 = TLS_GENERATORS[23], TLS_GENERATORS[25]
+RANDOMS = bytes(range(64))
+NOBODY = 65534
+LIST_AS_NOBODY = """
+import json, socket, struct, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(struct.pack(">IBBHI", 8, 1, 6, 0, 1))
+head = s.recv(4, socket.MSG_WAITALL)
+body = s.recv(struct.unpack(">I", head)[0], socket.MSG_WAITALL)
+print(body[8:].decode())
+"""
+
+
+def ske_params(curve, point):
+    return bytes([3]) + struct.pack(">H", curve) + bytes([len(point)]) + point
+
+
+def ske_req(id_, key, params, extra=b""):
+    return frame(SIGN_TLS, id_, key + bytes([RAW, 2]) + RANDOMS + bytes([len(params)]) + params +
+                 extra)
+
+
+def signs_content(c, id_, key, params, point):
+    """A ServerKeyExchange is signed, over the randoms and the params."""
+    r = c.call(ske_req(id_, key, params)).ok(SIGN_TLS)
+    digest = hashlib.sha256(RANDOMS + params).digest()
+    v = c.call(verify_req(id_ + 1, key_point(point), digest, r.body[2:], RAW)).ok(VERIFY)
+    check(v.body == b"\x01", "ServerKeyExchange %s: signed over the documented content" %
+          params[:4].hex())
+
+
+def server_key_exchange_points(c):
+    """Section 4.1: a secp521r1 point is 0x04 and 132 bytes; a prime-curve point must be on its
+    curve (bad-tls-point, phase 1 after the structure, the connection open); X25519's is not
+    checked."""
+    signs_content(c, 1, RELEASE, ske_params(23, G256), POINT)
+    signs_content(c, 3, RELEASE, ske_params(25, G521), POINT)
+    signs_content(c, 5, RELEASE, ske_params(29, bytes(32)), POINT)
+    c.expect_error(ske_req(7, RELEASE, ske_params(25, G521[:131])), E["bad_tls_content"])
+    for i, point in enumerate([b"\x04" + bytes(64), G256[:64] + bytes([G256[64] ^ 1]),
+                               b"\x04" + P + G256[33:]]):
+        c.expect_error(ske_req(10 + i, RELEASE, ske_params(23, point)), E["bad_tls_point"])
+    c.expect_error(ske_req(20, RELEASE, ske_params(24, b"\x04" + bytes(96))), E["bad_tls_point"])
+    c.expect_error(ske_req(21, RELEASE, ske_params(25, b"\x04" + bytes(132))),
+                   E["bad_tls_point"])
+    # In reading order: the point before the trailing bytes; the structure before the point.
+    c.expect_error(ske_req(22, RELEASE, ske_params(23, b"\x04" + bytes(64)), b"\0"),
+                   E["bad_tls_point"])
+    c.expect_error(ske_req(23, RELEASE, ske_params(23, b"\x04" + bytes(64)) + b"\0"),
+                   E["bad_tls_content"])
+    ping_works(c, 24)
+
+
+def spec_edges(binary):
+    """What section 7 says of a byte too many, section 5.2 of short DER, section 4.2 of high s
+    and of purposes and VERIFY, section 6 of `allow`, `purpose` and STATUS `requests`."""
+    tmp = tempfile.mkdtemp(prefix="p256signd-spec-")
+    web_key = os.path.join(tmp, "web.pem")
+    openssl_key(web_key)
+    os.chmod(tmp, 0o755)
+    d = Daemon(binary, workers=1, keys=[
+        {"name": "release", "file": RFC_KEY, "nonce": "deterministic",
+         "allow": {"users": [NOBODY], "groups": []}},
+        {"name": "web", "file": web_key, "purpose": "tls-server"}],
+        extra={"socket_mode": "0666"})
+    c = d.client()
+    # STATUS does not count itself; the next one does.
+    first = c.call(frame(STATUS, 1)).ok(STATUS).json()["requests"]
+    check(first == 0, "the first STATUS counts no request: %d" % first)
+    check(c.call(frame(STATUS, 2)).ok(STATUS).json()["requests"] == 1,
+          "the second counts the first")
+    # A byte too many loses to an earlier syntax fault, and the connection stays open.
+    c.expect_error(frame(SIGN, 3, RELEASE + bytes([7, 32]) + RFC_DIGEST + b"\0"), E["bad_format"])
+    c.expect_error(frame(SIGN, 4, RELEASE + bytes([DER, 33]) + RFC_DIGEST + b"\0"),
+                   E["bad_digest_length"])
+    ping_works(c, 5)
+    # DER under 8 bytes: not strict DER, after the key (phase 2); over 72: before it (phase 1).
+    for n in (0, 6, 7):
+        c.expect_error(verify_req(10 + n, key_name("nope"), RFC_DIGEST, bytes(n), DER),
+                       E["unknown_key"])
+        c.expect_error(verify_req(20 + n, RELEASE, RFC_DIGEST, bytes(n), DER), E["bad_signature"])
+    c.expect_error(verify_req(30, key_name("nope"), RFC_DIGEST, bytes(73), DER), E["bad_signature"])
+    # High s and low s both verify.
+    n = int.from_bytes(N, "big")
+    twin = (n - int.from_bytes(RFC_S, "big")).to_bytes(32, "big")
+    for i, s in enumerate((RFC_S, twin)):
+        check(c.call(verify_req(31 + i, RELEASE, RFC_DIGEST, RFC_R + s)).ok(VERIFY).body ==
+              b"\x01", "s and n - s are both valid")
+    # A key's purpose does not restrict VERIFY: a tls-server key verifies its own signature.
+    cv = frame(SIGN_TLS, 33, key_name("web") + bytes([RAW, 1, 0, 32]) + RFC_DIGEST)
+    sig = c.call(cv).ok(SIGN_TLS).body[2:]
+    content = b"\x20" * 64 + b"TLS 1.3, server CertificateVerify\x00" + RFC_DIGEST
+    check(c.call(verify_req(34, key_name("web"), hashlib.sha256(content).digest(), sig))
+          .ok(VERIFY).body == b"\x01", "VERIFY by a tls-server key's name")
+    server_key_exchange_points(c)
+    # LIST_KEYS: purposes from the documented set; "allow" to root, absent for another peer.
+    keys = c.call(frame(LIST_KEYS, 40)).ok(LIST_KEYS).json()["keys"]
+    check([(k["name"], k["purpose"]) for k in keys] == [("release", "any"), ("web", "tls-server")],
+          "LIST_KEYS purposes: %s" % keys)
+    check(keys[0]["allow"] == {"users": [NOBODY], "groups": []} and keys[1]["allow"] is None,
+          "root sees allow: %s" % keys)
+    r = subprocess.run(["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY,
+                        "--clear-groups", sys.executable, "-c", LIST_AS_NOBODY, d.socket],
+                       capture_output=True, text=True, timeout=TIMEOUT)
+    check(r.returncode == 0, "LIST_KEYS as uid %d: %s" % (NOBODY, r.stderr))
+    other = json.loads(r.stdout)["keys"]
+    check([k["name"] for k in other] == ["release"] and "allow" not in other[0],
+          "another peer sees its key without allow: %s" % other)
+    c.close()
+    d.stop()
+    subprocess.run(["rm", "-rf", tmp], check=True)
+
+
+def idle_while_in_flight(binary):
+    """Section 9: the idle timeout does not run while a signing request is at the signers."""
+    d, worker, c = one_stopped_signer(binary, idle_timeout_ms=50)
+    try:
+        c.send(sign_req(1, RELEASE, RFC_DIGEST))
+        wait_status(c, "inflight", 1)
+        time.sleep(0.5)                 # ten idle timeouts
+    finally:
+        os.kill(worker, signal.SIGCONT)
+    r = c.recv()
+    check(r is not None and r.ok(SIGN).id == 1, "the request is answered on its connection")
+    c.close()
+    d.stop()
+
+
 def main():
     spec, binary = sys.argv[1], sys.argv[2]
     with open(spec) as fh:
@@ -336,6 +482,8 @@ def main():
     points_and_signatures(d)
     d.stop()
     limits(binary)
+    spec_edges(binary)
+    idle_while_in_flight(binary)
     inflight_and_stop(binary)
     timeout_never_early(binary)
     print("ok")

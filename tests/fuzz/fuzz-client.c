@@ -67,7 +67,7 @@ static void check_result(const struct p256sign_result *res, int *seen)
 
 	require(res->id >= 1 && res->id <= REQUESTS && !seen[res->id - 1]);
 	seen[res->id - 1] = 1;
-	require(res->error == 0 || (res->error >= P256SIGN_E_TOO_MANY_CONNECTIONS && res->error <= -1) ||
+	require(res->error == 0 || (res->error >= P256SIGN_E_BAD_TLS_POINT && res->error <= -1) ||
 		(res->error <= P256SIGN_E_CONNECT && res->error >= P256SIGN_E_DAEMON));
 	if (res->error != 0)
 		return;
