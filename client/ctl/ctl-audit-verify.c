@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * p256signctl audit-verify FILE... [--pubkey PEM]: reads a series of audit files, oldest first,
- * one line at a time, and stops at the first record that breaks the log (ctl-audit-chain.c);
+ * one line at a time, and stops at the first record that breaks the log (audit-verifier-chain.c);
  * otherwise prints what it checked and what no checkpoint seals yet. docs/audit.md, "Verifying".
  */
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl-audit.h"
+#include "audit-verifier.h"
 #include "ctl.h"
 #include "hex.h"
 

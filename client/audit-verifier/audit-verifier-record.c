@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * One audit record from its line (ctl-audit.h): jansson parses the JSON, then tables of the
+ * One audit record from its line (audit-verifier.h): jansson parses the JSON, then tables of the
  * members of each record type (docs/audit.md) check every member's presence, type and form, so
  * that the chain sees only well-formed records and the operator a reason that names the member.
  */
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ctl-audit.h"
+#include "audit-verifier.h"
 #include "hex.h"
 
 #define KEY_NAME_MAX 64		/* key names: 1..64 of [A-Za-z0-9._-], as in the configuration */
