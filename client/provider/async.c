@@ -53,7 +53,7 @@ struct waiter {
 /* One daemon connection shared by the jobs of one thread, and its reader thread. */
 struct lane {
 	struct lane *next;
-	char path[KEYREF_SOCKET_MAX + 1];
+	char path[P256SIGN_KEYREF_SOCKET_MAX + 1];
 	pid_t pid;
 	pthread_mutex_t lock;		/* everything below */
 	unsigned refs;			/* 1 while its thread lives, and 1 per waiter */

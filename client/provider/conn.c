@@ -25,7 +25,7 @@
 
 struct conn {
 	struct conn *next;
-	char path[KEYREF_SOCKET_MAX + 1];	/* as asked for; "" is libp256sign's default */
+	char path[P256SIGN_KEYREF_SOCKET_MAX + 1];	/* as asked for; "" is libp256sign's default */
 	struct p256sign *h;			/* NULL until a connect succeeds */
 	int down;				/* no connect for a whole window last time */
 };

@@ -30,7 +30,7 @@ static const OSSL_ALGORITHM signature_algs[] = {
 
 /* Key-reference files, in two steps (decoder.c). */
 static const OSSL_ALGORITHM decoder_algs[] = {
-	{ "DER", PROPS ",input=pem", prov_pem_decoder_functions, KEYREF_PEM_LABEL " blocks" },
+	{ "DER", PROPS ",input=pem", prov_pem_decoder_functions, P256SIGN_KEYREF_PEM_LABEL " blocks" },
 	{ "EC", PROPS ",input=der,structure=p256sign-keyref", prov_der_decoder_functions,
 		"p256signd keys from key references" },
 	{ NULL, NULL, NULL, NULL }

@@ -16,7 +16,6 @@
 #include <openssl/evp.h>
 #include <stdint.h>
 
-#include "keyref-der.h"
 #include "p256sign.h"
 
 /* Reason codes of the provider's errors (ERR_GET_REASON); their texts are in errors.c. */
@@ -32,7 +31,7 @@ enum prov_reason {
 	PROV_R_BAD_KEYREF,		/* a key-reference file that does not parse */
 	PROV_R_CONFIG,			/* a provider parameter in openssl.cnf that does not fit */
 	PROV_R_NOMEM,
-	PROV_R_PURPOSE,			/* a TLS-only key asked to sign something else */
+	PROV_R_PURPOSE,			/* a signature the key's purpose does not allow */
 };
 
 /* The provider's state: one per library context that loaded it. */
@@ -42,7 +41,7 @@ struct prov_ctx {
 	OSSL_FUNC_core_vset_error_fn *vset_error;
 	OSSL_FUNC_BIO_read_ex_fn *bio_read_ex;	/* the decoder's input */
 	/* From openssl.cnf: socket path ("" = libp256sign's own choice) and timeout. */
-	char socket[KEYREF_SOCKET_MAX + 1];
+	char socket[P256SIGN_KEYREF_SOCKET_MAX + 1];
 	int timeout_ms;
 	char config_error[128];	/* "" or what was wrong in openssl.cnf, raised at key load */
 	/* Digests for hashing locally, fetched at init from a library context of our own. */
@@ -76,13 +75,16 @@ struct keyref {
 	uint32_t magic;
 	const struct prov_ctx *prov;
 	int by_id;				/* 1: id selects the key, 0: name */
-	char name[KEYREF_NAME_MAX + 1];
+	char name[P256SIGN_KEYREF_NAME_MAX + 1];
 	uint8_t id[P256SIGN_KEY_ID_LEN];
-	char socket[KEYREF_SOCKET_MAX + 1];			/* "" until resolved */
+	char socket[P256SIGN_KEYREF_SOCKET_MAX + 1];			/* "" until resolved */
 	int timeout_ms;
 	uint8_t point[P256SIGN_POINT_LEN];	/* the public key, from the daemon at load */
 	char purpose[KEYREF_PURPOSE_MAX + 1];	/* the key's, from the daemon at load; "" unknown */
 };
+
+/* An empty reference of the provider's (no key named yet). */
+void keyref_init(struct keyref *ref, const struct prov_ctx *prov);
 
 /*
  * Parses a URI `p256sign:NAME` or `p256sign:id=HEX` (64 hex digits), optionally followed by
@@ -97,8 +99,11 @@ int keyref_parse_uri(const struct prov_ctx *prov, const char *uri, struct keyref
 int purpose_fetch(struct p256sign *h, const uint8_t id[P256SIGN_KEY_ID_LEN],
 	char purpose[KEYREF_PURPOSE_MAX + 1]);
 
-/* 1 when a key of this purpose signs digests of the caller's choosing (SIGN), else 0. */
-int purpose_allows_digest(const char *purpose);
+/*
+ * Why a key of this purpose may not sign the input, tls (SIGN_TLS) or a digest of the caller's
+ * choosing (tls NULL, SIGN): a sentence for the error, or NULL when the provider sends it.
+ */
+const char *purpose_refusal(const char *purpose, const struct p256sign_tls *tls);
 
 /*
  * Asks the daemon for the key's public point and purpose (the key load: a missing daemon or key is an error
