@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keyref.h"
 #include "provider.h"
 
 /* Enough for a certificate chain before the block; a longer text is read this far only. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keymgmt.h"
 #include "provider.h"
 
 /* The name libssl maps through OBJ_txt2nid; "P-256" would give NID_undef there. */

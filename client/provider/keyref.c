@@ -8,7 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "async.h"
+#include "keyref.h"
 #include "provider.h"
+#include "purpose.h"
+#include "session.h"
 
 #define SCHEME "p256sign:"
 #define ID_PREFIX "id="
@@ -123,7 +127,7 @@ static void daemon_error(const struct keyref *ref, const char *what, int r)
 struct pubkey_call {
 	const struct keyref *ref;
 	struct p256sign_pubkey pub;
-	char purpose[KEYREF_PURPOSE_MAX + 1];
+	char purpose[PURPOSE_MAX + 1];
 	char socket[P256SIGN_KEYREF_SOCKET_MAX + 1];
 };
 
@@ -150,7 +154,7 @@ int keyref_resolve(struct keyref *ref)
 
 	if (path[0] == '\0')
 		path = ref->prov->socket[0] != '\0' ? ref->prov->socket : NULL;
-	if ((r = conn_call(path, ref->timeout_ms, pubkey_fn, &call)) != 0) {
+	if ((r = session_call(path, ref->timeout_ms, pubkey_fn, &call)) != 0) {
 		if (path != NULL && ref->socket[0] == '\0')
 			memcpy(ref->socket, path, strlen(path) + 1);
 		daemon_error(ref, "loading", r);
@@ -165,13 +169,6 @@ int keyref_resolve(struct keyref *ref)
 	memcpy(ref->point, call.pub.point, sizeof(ref->point));
 	memcpy(ref->purpose, call.purpose, sizeof(ref->purpose));
 	return 0;
-}
-
-int sign_submit(struct p256sign *h, const struct p256sign_key *sel, const struct sign_input *in,
-	uint32_t *id)
-{
-	return in->tls != NULL ? p256sign_submit_sign_tls(h, sel, in->tls, P256SIGN_DER, id) :
-	    p256sign_submit_sign(h, sel, in->digest, P256SIGN_DER, id);
 }
 
 /* What keyref_sign asks. */
@@ -205,7 +202,7 @@ int keyref_sign(const struct keyref *ref, const struct sign_input *in, uint8_t *
 	if (ASYNC_get_current_job() != NULL)
 		r = async_sign(ref->socket, ref->timeout_ms, &sel, in, sig, cap, len);
 	if (r == ASYNC_NOT_HERE)
-		r = conn_call(ref->socket, ref->timeout_ms, sign_fn, &call);
+		r = session_call(ref->socket, ref->timeout_ms, sign_fn, &call);
 	if (r != 0) {
 		daemon_error(ref, "signing with", r);
 		return -1;

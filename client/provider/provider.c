@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "provider.h"
+#include "session.h"
 
 #define PROPS "provider=p256sign"
 
@@ -95,8 +96,7 @@ static void prov_teardown(void *provctx)
 {
 	struct prov_ctx *prov = provctx;
 
-	conn_release_thread();
-	async_release_thread();
+	session_release_thread();
 	for (size_t i = 0; i < sizeof(prov->md) / sizeof(prov->md[0]); i++)
 		EVP_MD_free(prov->md[i]);
 	OSSL_LIB_CTX_free(prov->libctx);

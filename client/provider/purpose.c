@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "provider.h"
+#include "purpose.h"
 
 /* The entry of keys[] whose key_id is id, or NULL. */
 static json_t *find_key(json_t *list, const uint8_t id[P256SIGN_KEY_ID_LEN])
@@ -31,7 +31,7 @@ static json_t *find_key(json_t *list, const uint8_t id[P256SIGN_KEY_ID_LEN])
 }
 
 int purpose_fetch(struct p256sign *h, const uint8_t id[P256SIGN_KEY_ID_LEN],
-	char purpose[KEYREF_PURPOSE_MAX + 1])
+	char purpose[PURPOSE_MAX + 1])
 {
 	char *text = NULL;
 	json_t *list = NULL, *k;
@@ -50,7 +50,7 @@ int purpose_fetch(struct p256sign *h, const uint8_t id[P256SIGN_KEY_ID_LEN],
 	if ((k = find_key(list, id)) == NULL ||
 	    (p = json_string_value(json_object_get(k, "purpose"))) == NULL)
 		goto out;
-	if (strlen(p) > KEYREF_PURPOSE_MAX) {
+	if (strlen(p) > PURPOSE_MAX) {
 		r = P256SIGN_E_PROTOCOL;
 		goto out;
 	}

@@ -15,7 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keymgmt.h"
+#include "keyref.h"
 #include "provider.h"
+#include "purpose.h"
+#include "sign-input.h"
 
 struct sig_ctx {
 	const struct prov_ctx *prov;
