@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * p256signctl export-key-ref KEY: a key-reference file for a key the daemon holds, on stdout
- * (p256sign_keyref_encode). It records the socket this command used (--socket, $P256SIGN_SOCKET or the
- * default), so the server finds the same daemon without any setting of its own.
+ * (p256sign_keyref_encode). It records the socket this command used (--socket,
+ * $P256SIGN_SOCKET or the default), so the server finds the same daemon without any setting of
+ * its own.
  */
 #include <openssl/pem.h>
 #include <stdio.h>

@@ -22,18 +22,24 @@ struct sign_args {
 	const char *out;
 };
 
-/* An option both commands have: 1 taken, 0 not one of them, -1 a bad value. */
-static int common_option(struct sign_args *a, int opt, const char *arg)
+/*
+ * getopt_long's next option (-1 at the end) that is not one both commands have: --format and
+ * --out are taken into a here, a bad --format value comes back as '?'.
+ */
+static int next_option(int argc, char **argv, const char *shortopts,
+	const struct option *options, struct sign_args *a)
 {
-	switch (opt) {
-	case 'F':
-		return ctl_parse_format(arg, &a->format) == 0 ? 1 : -1;
-	case 'o':
-		a->out = arg;
-		return 1;
-	default:
-		return 0;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, shortopts, options, NULL)) != -1) {
+		if (opt == 'F' && ctl_parse_format(optarg, &a->format) != 0)
+			return '?';
+		if (opt == 'o')
+			a->out = optarg;
+		else if (opt != 'F')
+			return opt;
 	}
+	return -1;
 }
 
 /* KEY, once the options are read, as the selector of the request. */
@@ -76,12 +82,7 @@ static int parse_sign_args(int argc, char **argv, struct sign_args *a, struct ct
 	int opt, r;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "-d:f:F:o:", options, NULL)) != -1) {
-		if ((r = common_option(a, opt, optarg)) != 0) {
-			if (r < 0)
-				return ctl_usage(a->cmd);
-			continue;
-		}
+	while ((opt = next_option(argc, argv, "-d:f:F:o:", options, a)) != -1) {
 		switch (opt) {
 		case 'd':
 		case 'f':
@@ -141,12 +142,7 @@ static int parse_tls13_args(int argc, char **argv, struct sign_args *a, struct p
 	int opt, r;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "-t:cF:o:", options, NULL)) != -1) {
-		if ((r = common_option(a, opt, optarg)) != 0) {
-			if (r < 0)
-				return ctl_usage(a->cmd);
-			continue;
-		}
+	while ((opt = next_option(argc, argv, "-t:cF:o:", options, a)) != -1) {
 		switch (opt) {
 		case 't':
 			hex = optarg;

@@ -5,8 +5,9 @@
  * the PEM text to the decoders of every loaded provider; openssl's own commands read a key file
  * through the file: store. Two steps serve both, as OpenSSL 3.0 chains decoders:
  * - "DER" from PEM: finds a block labelled P256SIGN_KEYREF_PEM_LABEL (a haproxy crt file holds
- *   the certificate too; p256sign_keyref_find_pem) and passes its DER on as structure "p256sign-keyref". The file: store
- *   picks this one up with OpenSSL's own PEM decoder and hands the DER to a key decoding.
+ *   the certificate too; p256sign_keyref_find_pem) and passes its DER on as structure
+ *   "p256sign-keyref". The file: store picks this one up with OpenSSL's own PEM decoder and
+ *   hands the DER to a key decoding.
  * - "EC" from that DER: parses it (p256sign_keyref_decode), asks the daemon for the key and hands
  *   libcrypto the same reference the store loader gives.
  * Text without such a block is not ours: no object and no error, so other decoders get it.
