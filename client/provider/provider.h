@@ -9,8 +9,9 @@
  * session.h, lane.h, sign-input.h) is included by the files that use it.
  *
  * Calls run downwards only: provider.c (init, algorithm tables) -> store.c, decoder.c,
- * keymgmt.c, signature.c -> keyref.c -> async.c -> session.c -> lane.c; keyref.c -> session.c,
- * purpose.c; signature.c -> purpose.c; all -> errors.c, and libp256sign.
+ * keymgmt.c, signature.c -> keyref.c -> async.c -> session.c -> lane.c; besides, provider.c ->
+ * session.c (teardown), keyref.c -> session.c, purpose.c; signature.c -> purpose.c; async.c ->
+ * lane.c; all -> errors.c, and libp256sign.
  */
 
 #include <openssl/core.h>
