@@ -43,7 +43,7 @@ def main():
     ap.add_argument("--busy-poll-us", type=int, help="the daemon's busy_poll_us (default: its own)")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
-    providerlib.init(os.path.join(build, "client", "p256signctl"),
+    providerlib.init(os.path.join(build, "client", "ctl", "p256signctl"),
                      os.path.join(build, "client", "provider"), "")
     os.chmod(providerlib.tmp, 0o755)
     bench = os.path.join(build, "bench", "bench-handshake")

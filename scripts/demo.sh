@@ -18,7 +18,7 @@ else
 	ninja -C "$build"
 fi
 daemon=$build/daemon/p256signd
-ctl=$build/client/p256signctl
+ctl=$build/client/ctl/p256signctl
 
 dir=$(mktemp -d)
 export P256SIGN_SOCKET=$dir/p256sign.sock

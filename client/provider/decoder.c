@@ -4,10 +4,11 @@
  * 1.22, haproxy 2.6, lighttpd 1.4.69) read their key with PEM_read_bio_PrivateKey, which offers
  * the PEM text to the decoders of every loaded provider; openssl's own commands read a key file
  * through the file: store. Two steps serve both, as OpenSSL 3.0 chains decoders:
- * - "DER" from PEM: finds a block labelled KEYREF_PEM_LABEL (a haproxy crt file holds the
- *   certificate too) and passes its DER on as structure "p256sign-keyref". The file: store
- *   picks this one up with OpenSSL's own PEM decoder and hands the DER to a key decoding.
- * - "EC" from that DER: parses it (keyref-der.h), asks the daemon for the key and hands
+ * - "DER" from PEM: finds a block labelled P256SIGN_KEYREF_PEM_LABEL (a haproxy crt file holds
+ *   the certificate too; p256sign_keyref_find_pem) and passes its DER on as structure
+ *   "p256sign-keyref". The file: store picks this one up with OpenSSL's own PEM decoder and
+ *   hands the DER to a key decoding.
+ * - "EC" from that DER: parses it (p256sign_keyref_decode), asks the daemon for the key and hands
  *   libcrypto the same reference the store loader gives.
  * Text without such a block is not ours: no object and no error, so other decoders get it.
  */
@@ -17,9 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base64.h"
-#include "cursor.h"
-#include "pem.h"
+#include "keyref.h"
 #include "provider.h"
 
 /* Enough for a certificate chain before the block; a longer text is read this far only. */
@@ -47,32 +46,27 @@ static size_t read_all(const struct prov_ctx *prov, OSSL_CORE_BIO *in, char *tex
 	return len;
 }
 
-/* Our block's DER into der. 1 found, 0 not ours, -1 ours but not base64. */
+/* Our block's DER into der. 1 found, 0 not ours, -1 ours but not base64 (error raised). */
 static int find_block(const struct prov_ctx *prov, const char *text, size_t len,
-	uint8_t der[KEYREF_DER_MAX], size_t *der_len)
+	uint8_t der[P256SIGN_KEYREF_DER_MAX], size_t *der_len)
 {
-	struct pem_block block;
-	struct cursor c;
+	int r = p256sign_keyref_find_pem(text, len, der, P256SIGN_KEYREF_DER_MAX, der_len);
 
-	cursor_init(&c, text, len);
-	do {
-		if (pem_next(&c, &block) != 0)
-			return 0;
-	} while (!pem_label_is(&block, KEYREF_PEM_LABEL));
-	if (block.encrypted || block.body_len > 4 * KEYREF_DER_MAX ||
-	    base64_decode(block.body, block.body_len, der, KEYREF_DER_MAX, der_len) != 0) {
-		prov_error(prov, PROV_R_BAD_KEYREF, "the block is not base64 of a key reference");
+	if (r == P256SIGN_E_KEYREF_ABSENT)
+		return 0;
+	if (r != 0) {
+		prov_error(prov, PROV_R_BAD_KEYREF, "%s", p256sign_strerror(r));
 		return -1;
 	}
 	return 1;
 }
 
 /* PEM text in, our block's DER out as structure STRUCTURE. */
-static int pem_decode(void *ctx, OSSL_CORE_BIO *in, int selection, OSSL_CALLBACK *data_cb,
+static int decode_pem(void *ctx, OSSL_CORE_BIO *in, int selection, OSSL_CALLBACK *data_cb,
 	void *data_cbarg, OSSL_PASSPHRASE_CALLBACK *pw_cb, void *pw_cbarg)
 {
 	const struct prov_ctx *prov = ctx;
-	uint8_t der[KEYREF_DER_MAX];
+	uint8_t der[P256SIGN_KEYREF_DER_MAX];
 	size_t len, der_len = 0;
 	OSSL_PARAM params[4];
 	char *text;
@@ -96,25 +90,22 @@ static int pem_decode(void *ctx, OSSL_CORE_BIO *in, int selection, OSSL_CALLBACK
 }
 
 /* The DER of a key reference in, the resolved key reference out. */
-static int der_decode(void *ctx, OSSL_CORE_BIO *in, int selection, OSSL_CALLBACK *data_cb,
+static int decode_der(void *ctx, OSSL_CORE_BIO *in, int selection, OSSL_CALLBACK *data_cb,
 	void *data_cbarg, OSSL_PASSPHRASE_CALLBACK *pw_cb, void *pw_cbarg)
 {
 	const struct prov_ctx *prov = ctx;
-	uint8_t der[KEYREF_DER_MAX + 1];
+	uint8_t der[P256SIGN_KEYREF_DER_MAX + 1];
 	int type = OSSL_OBJECT_PKEY, r;
-	struct keyref_der kd;
+	struct p256sign_keyref kd;
 	struct keyref ref;
 	OSSL_PARAM params[4];
 	size_t len = read_all(prov, in, (char *)der, sizeof(der));
 
-	if ((r = keyref_der_decode(der, len, &kd)) != 0) {
-		prov_error(prov, PROV_R_BAD_KEYREF, "%s", keyref_der_strerror(r));
+	if ((r = p256sign_keyref_decode(der, len, &kd)) != 0) {
+		prov_error(prov, PROV_R_BAD_KEYREF, "%s", p256sign_strerror(r));
 		return 0;
 	}
-	memset(&ref, 0, sizeof(ref));
-	ref.magic = KEYREF_MAGIC;
-	ref.prov = prov;
-	ref.timeout_ms = prov->timeout_ms;
+	keyref_init(&ref, prov);
 	ref.by_id = kd.by_id;
 	memcpy(ref.name, kd.name, sizeof(ref.name));
 	memcpy(ref.id, kd.id, sizeof(ref.id));
@@ -132,13 +123,13 @@ static int der_decode(void *ctx, OSSL_CORE_BIO *in, int selection, OSSL_CALLBACK
 const OSSL_DISPATCH prov_pem_decoder_functions[] = {
 	{ OSSL_FUNC_DECODER_NEWCTX, (void (*)(void))dec_newctx },
 	{ OSSL_FUNC_DECODER_FREECTX, (void (*)(void))dec_freectx },
-	{ OSSL_FUNC_DECODER_DECODE, (void (*)(void))pem_decode },
+	{ OSSL_FUNC_DECODER_DECODE, (void (*)(void))decode_pem },
 	{ 0, NULL }
 };
 
 const OSSL_DISPATCH prov_der_decoder_functions[] = {
 	{ OSSL_FUNC_DECODER_NEWCTX, (void (*)(void))dec_newctx },
 	{ OSSL_FUNC_DECODER_FREECTX, (void (*)(void))dec_freectx },
-	{ OSSL_FUNC_DECODER_DECODE, (void (*)(void))der_decode },
+	{ OSSL_FUNC_DECODER_DECODE, (void (*)(void))decode_der },
 	{ 0, NULL }
 };

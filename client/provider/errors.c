@@ -13,7 +13,7 @@ const OSSL_ITEM prov_reason_strings[] = {
 	{ PROV_R_BUFFER, "signature buffer too small" },
 	{ PROV_R_PRIVATE_EXPORT, "the private key cannot be exported from p256signd" },
 	{ PROV_R_BAD_KEY, "not a P-256 public key" },
-	{ PROV_R_BAD_KEYREF, "malformed " KEYREF_PEM_LABEL },
+	{ PROV_R_BAD_KEYREF, "malformed " P256SIGN_KEYREF_PEM_LABEL },
 	{ PROV_R_CONFIG, "bad p256sign provider configuration" },
 	{ PROV_R_NOMEM, "out of memory" },
 	{ PROV_R_PURPOSE, "the key's purpose does not allow this signature" },

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "p256.h"
+#include "keymgmt.h"
 #include "provider.h"
 
 /* The name libssl maps through OBJ_txt2nid; "P-256" would give NID_undef there. */
@@ -118,7 +118,7 @@ static int key_import(void *keydata, int selection, const OSSL_PARAM params[])
 		return 1;
 	p = OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_PUB_KEY);
 	if (p == NULL || !OSSL_PARAM_get_octet_string_ptr(p, &pub, &pub_len) ||
-	    pub_len != P256_POINT_LEN || p256_point_check(pub) != 0) {
+	    pub_len != P256SIGN_POINT_LEN || p256sign_point_check(pub) != 0) {
 		prov_error(k->prov, PROV_R_BAD_KEY, "no uncompressed point on the curve");
 		return 0;
 	}

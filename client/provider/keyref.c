@@ -5,24 +5,74 @@
  */
 #include <errno.h>
 #include <openssl/async.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "hex.h"
+#include "async.h"
+#include "keyref.h"
 #include "provider.h"
+#include "purpose.h"
+#include "session.h"
 
 #define SCHEME "p256sign:"
 #define ID_PREFIX "id="
 #define SOCKET_PREFIX ";socket="
 
-int keyref_parse_uri(const struct prov_ctx *prov, const char *uri, struct keyref *ref)
+void keyref_init(struct keyref *ref, const struct prov_ctx *prov)
 {
-	const char *sel, *end;
-	size_t sel_len, n;
-
 	memset(ref, 0, sizeof(*ref));
 	ref->magic = KEYREF_MAGIC;
 	ref->prov = prov;
 	ref->timeout_ms = prov->timeout_ms;
+}
+
+/* The URI's attribute (attr: from its ';', or NULL when it has none) into ref->socket. */
+static int parse_socket_attr(const char *uri, const char *attr, struct keyref *ref)
+{
+	if (attr == NULL)
+		return 0;
+	if (strncmp(attr, SOCKET_PREFIX, strlen(SOCKET_PREFIX)) != 0) {
+		prov_error(ref->prov, PROV_R_BAD_URI, "%s: the only attribute is socket=PATH", uri);
+		return -1;
+	}
+	attr += strlen(SOCKET_PREFIX);
+	if (attr[0] == '\0' || strlen(attr) >= sizeof(ref->socket)) {
+		prov_error(ref->prov, PROV_R_BAD_URI, "%s: socket path empty or longer than %zu bytes",
+			uri, sizeof(ref->socket) - 1);
+		return -1;
+	}
+	memcpy(ref->socket, attr, strlen(attr) + 1);
+	return 0;
+}
+
+/* The URI's key selector (len bytes at sel), `id=HEX` or a key name, into ref. */
+static int parse_selector(const char *uri, const char *sel, size_t len, struct keyref *ref)
+{
+	if (len > strlen(ID_PREFIX) && strncmp(sel, ID_PREFIX, strlen(ID_PREFIX)) == 0) {
+		ref->by_id = 1;
+		if (p256sign_key_id_parse(sel + strlen(ID_PREFIX), len - strlen(ID_PREFIX),
+			ref->id) != 0) {
+			prov_error(ref->prov, PROV_R_BAD_URI, "%s: id= needs %zu hex digits", uri,
+				2 * sizeof(ref->id));
+			return -1;
+		}
+		return 0;
+	}
+	/* The name's characters are checked by libp256sign, which knows the protocol's rule. */
+	if (len == 0 || len > P256SIGN_KEYREF_NAME_MAX) {
+		prov_error(ref->prov, PROV_R_BAD_URI, "%s: a key name has 1 to %d characters", uri,
+			P256SIGN_KEYREF_NAME_MAX);
+		return -1;
+	}
+	memcpy(ref->name, sel, len);
+	return 0;
+}
+
+int keyref_parse_uri(const struct prov_ctx *prov, const char *uri, struct keyref *ref)
+{
+	const char *sel, *attr;
+
+	keyref_init(ref, prov);
 	if (prov->config_error[0] != '\0') {
 		prov_error(prov, PROV_R_CONFIG, "%s", prov->config_error);
 		return -1;
@@ -32,39 +82,10 @@ int keyref_parse_uri(const struct prov_ctx *prov, const char *uri, struct keyref
 		return -1;
 	}
 	sel = uri + strlen(SCHEME);
-	end = strchr(sel, ';');
-	sel_len = end != NULL ? (size_t)(end - sel) : strlen(sel);
-	if (end != NULL) {
-		if (strncmp(end, SOCKET_PREFIX, strlen(SOCKET_PREFIX)) != 0) {
-			prov_error(prov, PROV_R_BAD_URI, "%s: the only attribute is socket=PATH", uri);
-			return -1;
-		}
-		end += strlen(SOCKET_PREFIX);
-		if (end[0] == '\0' || strlen(end) >= sizeof(ref->socket)) {
-			prov_error(prov, PROV_R_BAD_URI, "%s: socket path empty or longer than %zu bytes",
-				uri, sizeof(ref->socket) - 1);
-			return -1;
-		}
-		memcpy(ref->socket, end, strlen(end) + 1);
-	}
-	if (sel_len > strlen(ID_PREFIX) && strncmp(sel, ID_PREFIX, strlen(ID_PREFIX)) == 0) {
-		ref->by_id = 1;
-		if (hex_decode(sel + strlen(ID_PREFIX), sel_len - strlen(ID_PREFIX), ref->id,
-			sizeof(ref->id), &n) != 0 || n != sizeof(ref->id)) {
-			prov_error(prov, PROV_R_BAD_URI, "%s: id= needs %zu hex digits", uri,
-				2 * sizeof(ref->id));
-			return -1;
-		}
-		return 0;
-	}
-	/* The name's characters are checked by libp256sign, which knows the protocol's rule. */
-	if (sel_len == 0 || sel_len > KEYREF_NAME_MAX) {
-		prov_error(prov, PROV_R_BAD_URI, "%s: a key name has 1 to %d characters", uri,
-			KEYREF_NAME_MAX);
+	attr = strchr(sel, ';');
+	if (parse_socket_attr(uri, attr, ref) != 0)
 		return -1;
-	}
-	memcpy(ref->name, sel, sel_len);
-	return 0;
+	return parse_selector(uri, sel, attr != NULL ? (size_t)(attr - sel) : strlen(sel), ref);
 }
 
 struct p256sign_key keyref_selector(const struct keyref *ref)
@@ -74,19 +95,22 @@ struct p256sign_key keyref_selector(const struct keyref *ref)
 }
 
 /* The key as an error message names it. */
-static const char *describe(const struct keyref *ref, char out[KEYREF_NAME_MAX + 4])
+static const char *describe(const struct keyref *ref, char out[P256SIGN_KEYREF_NAME_MAX + 4])
 {
+	char hex[2 * P256SIGN_KEY_ID_LEN + 1];
+
 	if (!ref->by_id)
 		return ref->name;
-	memcpy(out, "id=", 3);
-	hex_encode(ref->id, 16, out + 3);	/* the first half is enough to recognise it */
+	p256sign_key_id_format(ref->id, hex);
+	/* the first half is enough to recognise it */
+	snprintf(out, P256SIGN_KEYREF_NAME_MAX + 4, "id=%.*s", P256SIGN_KEY_ID_LEN, hex);
 	return out;
 }
 
 /* Raises the error of a failed daemon call r; errno still tells why a connect failed. */
 static void daemon_error(const struct keyref *ref, const char *what, int r)
 {
-	char key[KEYREF_NAME_MAX + 4];
+	char key[P256SIGN_KEYREF_NAME_MAX + 4];
 	const char *path = ref->socket[0] != '\0' ? ref->socket :
 		"the default socket ($" P256SIGN_SOCKET_ENV " or " P256SIGN_SOCKET_DEFAULT ")";
 
@@ -103,8 +127,8 @@ static void daemon_error(const struct keyref *ref, const char *what, int r)
 struct pubkey_call {
 	const struct keyref *ref;
 	struct p256sign_pubkey pub;
-	char purpose[KEYREF_PURPOSE_MAX + 1];
-	char socket[KEYREF_SOCKET_MAX + 1];
+	char purpose[PURPOSE_MAX + 1];
+	char socket[P256SIGN_KEYREF_SOCKET_MAX + 1];
 };
 
 static int pubkey_fn(struct p256sign *h, void *arg)
@@ -130,7 +154,7 @@ int keyref_resolve(struct keyref *ref)
 
 	if (path[0] == '\0')
 		path = ref->prov->socket[0] != '\0' ? ref->prov->socket : NULL;
-	if ((r = conn_call(path, ref->timeout_ms, pubkey_fn, &call)) != 0) {
+	if ((r = session_call(path, ref->timeout_ms, pubkey_fn, &call)) != 0) {
 		if (path != NULL && ref->socket[0] == '\0')
 			memcpy(ref->socket, path, strlen(path) + 1);
 		daemon_error(ref, "loading", r);
@@ -145,13 +169,6 @@ int keyref_resolve(struct keyref *ref)
 	memcpy(ref->point, call.pub.point, sizeof(ref->point));
 	memcpy(ref->purpose, call.purpose, sizeof(ref->purpose));
 	return 0;
-}
-
-int sign_submit(struct p256sign *h, const struct p256sign_key *sel, const struct sign_input *in,
-	uint32_t *id)
-{
-	return in->tls != NULL ? p256sign_submit_sign_tls(h, sel, in->tls, P256SIGN_DER, id) :
-	    p256sign_submit_sign(h, sel, in->digest, P256SIGN_DER, id);
 }
 
 /* What keyref_sign asks. */
@@ -185,7 +202,7 @@ int keyref_sign(const struct keyref *ref, const struct sign_input *in, uint8_t *
 	if (ASYNC_get_current_job() != NULL)
 		r = async_sign(ref->socket, ref->timeout_ms, &sel, in, sig, cap, len);
 	if (r == ASYNC_NOT_HERE)
-		r = conn_call(ref->socket, ref->timeout_ms, sign_fn, &call);
+		r = session_call(ref->socket, ref->timeout_ms, sign_fn, &call);
 	if (r != 0) {
 		daemon_error(ref, "signing with", r);
 		return -1;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "provider.h"
+#include "session.h"
 
 #define PROPS "provider=p256sign"
 
@@ -30,7 +31,7 @@ static const OSSL_ALGORITHM signature_algs[] = {
 
 /* Key-reference files, in two steps (decoder.c). */
 static const OSSL_ALGORITHM decoder_algs[] = {
-	{ "DER", PROPS ",input=pem", prov_pem_decoder_functions, KEYREF_PEM_LABEL " blocks" },
+	{ "DER", PROPS ",input=pem", prov_pem_decoder_functions, P256SIGN_KEYREF_PEM_LABEL " blocks" },
 	{ "EC", PROPS ",input=der,structure=p256sign-keyref", prov_der_decoder_functions,
 		"p256signd keys from key references" },
 	{ NULL, NULL, NULL, NULL }
@@ -95,8 +96,7 @@ static void prov_teardown(void *provctx)
 {
 	struct prov_ctx *prov = provctx;
 
-	conn_release_thread();
-	async_release_thread();
+	session_release_thread();
 	for (size_t i = 0; i < sizeof(prov->md) / sizeof(prov->md[0]); i++)
 		EVP_MD_free(prov->md[i]);
 	OSSL_LIB_CTX_free(prov->libctx);

@@ -15,8 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keymgmt.h"
+#include "keyref.h"
 #include "provider.h"
-#include "tls.h"
+#include "purpose.h"
+#include "sign-input.h"
 
 struct sig_ctx {
 	const struct prov_ctx *prov;
@@ -118,15 +121,22 @@ static int sig_digest_sign_init(void *ctx, const char *mdname, void *provkey,
 }
 
 /*
- * Signs a digest of len bytes (32 or more; see the top of the file) through the daemon. With sig
- * NULL only the size a signature may take is asked for.
+ * Signs in through the daemon, after the check of the key's purpose (purpose.c), which the
+ * daemon makes again.
  */
 static int sign_input(struct sig_ctx *c, const struct sign_input *in, unsigned char *sig,
 	size_t *siglen, size_t sigsize)
 {
+	const struct keyref *ref = &c->key->ref;
+	const char *refusal = purpose_refusal(ref->purpose, in->tls);
 	uint8_t der[P256SIGN_SIG_MAX];
 	size_t der_len;
 
+	if (refusal != NULL) {
+		prov_error(c->prov, PROV_R_PURPOSE, "key %s has purpose %s: %s",
+			ref->by_id ? "by id" : ref->name, ref->purpose, refusal);
+		return 0;
+	}
 	if (keyref_sign(&c->key->ref, in, der, sizeof(der), &der_len) != 0)
 		return 0;
 	if (der_len > sigsize) {
@@ -152,53 +162,20 @@ static int sign_digest(struct sig_ctx *c, const uint8_t *digest, size_t len, uns
 		prov_error(c->prov, PROV_R_BAD_INPUT_LENGTH, "%zu bytes", len);
 		return 0;
 	}
-	/* Refused here, before any request, and again by the daemon (purpose.c). */
-	if (!purpose_allows_digest(c->key->ref.purpose)) {
-		prov_error(c->prov, PROV_R_PURPOSE, "key %s has purpose %s: it signs TLS "
-			"handshakes only", c->key->ref.by_id ? "by id" : c->key->ref.name,
-			c->key->ref.purpose);
-		return 0;
-	}
 	return sign_input(c, &in, sig, siglen, sigsize);
 }
 
 /*
- * tbs as a TLS handshake's parts, when it is one and the hash is SHA-256 (ecdsa_secp256r1_sha256,
- * the scheme SIGN_TLS signs with): TLS 1.3 CertificateVerify content (64 bytes 0x20, the context
- * string, 0x00, a 32, 48 or 64-byte transcript hash) or TLS 1.2 ServerKeyExchange input (both
- * randoms and well-formed ServerECDHParams). Either way the daemon signs SHA-256 of these very
- * bytes, so the signature is the one SIGN would give; a purpose-bound key accepts only this.
+ * tbs as a TLS handshake's parts, when it is one (p256sign_tls_parse: TLS 1.3 CertificateVerify
+ * content or TLS 1.2 ServerKeyExchange input) and the hash is SHA-256 (ecdsa_secp256r1_sha256,
+ * the scheme SIGN_TLS signs with). Either way the daemon signs SHA-256 of these very bytes, so the
+ * signature is the one SIGN would give; a purpose-bound key accepts only this.
  */
 static int as_tls(const struct sig_ctx *c, const unsigned char *tbs, size_t len,
-	struct p256sign_tls *tls, struct proto_tls *check)
+	struct p256sign_tls *tls)
 {
-	static const char server[] = "TLS 1.3, server CertificateVerify";
-	static const char client[] = "TLS 1.3, client CertificateVerify";
-	const size_t head = 64 + sizeof(server);	/* the NUL is the 0x00 separator */
-	size_t i;
-
-	if (c->md == NULL || EVP_MD_get_type(c->md) != NID_sha256)
-		return 0;
-	for (i = 0; i < 64 && i < len && tbs[i] == 0x20; i++)
-		;
-	if (i == 64 && len > head && (memcmp(tbs + 64, server, sizeof(server)) == 0 ||
-	    memcmp(tbs + 64, client, sizeof(client)) == 0)) {
-		*tls = (struct p256sign_tls){ .kind = P256SIGN_TLS13, .hash = tbs + head,
-			.hash_len = len - head,
-			.side = memcmp(tbs + 64, server, sizeof(server)) == 0 ? P256SIGN_TLS_SERVER :
-			    P256SIGN_TLS_CLIENT };
-		*check = (struct proto_tls){ .kind = PROTO_TLS13_CERTIFICATE_VERIFY,
-			.side = (uint8_t)tls->side, .hash_len = (uint8_t)(len - head) };
-		return len - head <= sizeof(check->hash) && proto_tls_check(check) == 0;
-	}
-	if (len <= 64 || len - 64 > sizeof(check->params))
-		return 0;
-	*check = (struct proto_tls){ .kind = PROTO_TLS12_SERVER_KEY_EXCHANGE,
-		.params_len = (uint8_t)(len - 64) };
-	memcpy(check->params, tbs + 64, len - 64);
-	*tls = (struct p256sign_tls){ .kind = P256SIGN_TLS12, .client_random = tbs,
-		.server_random = tbs + 32, .params = tbs + 64, .params_len = len - 64 };
-	return proto_tls_check(check) == 0;
+	return c->md != NULL && EVP_MD_get_type(c->md) == NID_sha256 &&
+		p256sign_tls_parse(tbs, len, tls) == 0;
 }
 
 /* A pre-hashed input: the digest's size if one is set, else a SHA-2 size the daemon can sign. */
@@ -239,8 +216,7 @@ static int sig_digest_sign_final(void *ctx, unsigned char *sig, size_t *siglen, 
 /*
  * libssl's path: EVP_DigestSign with the whole input, once for the size, once to sign. A TLS
  * handshake's input goes to the daemon as SIGN_TLS (as_tls), anything else hashed here as SIGN;
- * a key of purpose tls-server or tls-client refuses the latter here (sign_digest) and in the
- * daemon.
+ * a key's purpose refuses what it does not allow here (sign_input) and in the daemon.
  */
 static int sig_digest_sign(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsize,
 	const unsigned char *tbs, size_t tbslen)
@@ -249,11 +225,10 @@ static int sig_digest_sign(void *ctx, unsigned char *sig, size_t *siglen, size_t
 	uint8_t digest[EVP_MAX_MD_SIZE];
 	unsigned int n = 0;
 	struct p256sign_tls tls;
-	struct proto_tls check;
 
 	if (!c->digest_sign)
 		return 0;
-	if (sig != NULL && as_tls(c, tbs, tbslen, &tls, &check)) {
+	if (sig != NULL && as_tls(c, tbs, tbslen, &tls)) {
 		struct sign_input in = { .tls = &tls };
 
 		return sign_input(c, &in, sig, siglen, sigsize);

@@ -11,6 +11,7 @@
 #include <openssl/params.h>
 #include <stdlib.h>
 
+#include "keyref.h"
 #include "provider.h"
 
 struct store_ctx {

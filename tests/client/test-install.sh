@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: ISC
 # Installs the build into a temporary destdir and checks what a user of the library gets: the
-# header, the pkg-config file, the versioned shared library exporting exactly its API, the man
-# pages and the completion; then builds the example with pkg-config alone and runs it.
+# header, the pkg-config file, the versioned shared library exporting exactly its API, the
+# provider built on that API alone, the man pages and the completion; then builds the example
+# with pkg-config alone and runs it.
 # Usage: test-install.sh BUILD_ROOT EXAMPLE.c
 set -eu
 build=$1
@@ -27,6 +28,18 @@ exported=$(nm -D --defined-only "$so" | awk '$2 != "A" {sub(/@.*/, "", $3); prin
 [ "$api" = "$exported" ] || fail "exported symbols differ from the header's API: $(diff <(echo "$api") <(echo "$exported") | grep '^[<>]' | tr '\n' ' ')"
 nm -D --defined-only "$so" | grep -q 'p256sign_sign_digest@@P256SIGN_0' ||
 	fail "p256sign_sign_digest is not exported with version P256SIGN_0"
+foreign=$(echo "$exported" | grep -v '^p256sign_' | tr '\n' ' ')
+[ -z "$foreign" ] || fail "libp256sign exports symbols without the p256sign_ prefix: $foreign"
+# The provider is built on libp256sign's exported API alone: it links the shared library and
+# defines none of lib/'s or proto/'s functions, nor a p256sign_ one of its own (such as the
+# key-reference format's), so there is one copy of the client code, the library's.
+module=$(find "$dest" -name p256sign.so | head -1)
+[ -n "$module" ] || fail "no p256sign.so (the OpenSSL provider) installed"
+objdump -p "$module" | grep -q 'NEEDED *libp256sign.so.0' ||
+	fail "p256sign.so does not link libp256sign.so.0"
+copied=$(nm --defined-only "$module" | awk '{print $3}' |
+	grep -E '^(pem_|cursor_|builder_|proto_|base64_|hex_|p256_|p256sign_)' | tr '\n' ' ')
+[ -z "$copied" ] || fail "p256sign.so defines functions of lib/ or proto/: $copied"
 for page in p256signd.8 p256signctl.1 p256signd.json.5 libp256sign.3; do
 	[ -n "$(find "$dest" -path "*/man/man*/$page")" ] || fail "man page $page not installed"
 done

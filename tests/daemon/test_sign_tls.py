@@ -108,7 +108,8 @@ def main():
     c.expect_error(frame(SIGN_TLS, 106, key_name("srv") + bytes([DER, TLS13, SERVER, 32]) +
                          bytes(10)), E["bad_frame"], closes=True)
     # p256signctl sign-tls13, the operators' tool, through libp256sign's p256sign_sign_tls.
-    ctl = os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])), "..", "client", "p256signctl")
+    ctl = os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])), "..", "client", "ctl",
+                       "p256signctl")
     transcript = bytes(range(48))
     out = os.path.join(tmp, "ctl.sig")
     r = subprocess.run([ctl, "--socket", d.socket, "sign-tls13", "cli", "--client",

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * libFuzzer harness for the audit log verifier of p256signctl audit-verify (client/ctl-audit.h):
+ * libFuzzer harness for the audit log verifier of p256signctl audit-verify
+ * (client/audit-verifier/audit-verifier.h):
  * the input as one record for audit_record_parse, then its lines, as one file, for the chain.
  * Besides "no crash, no over-read, no leak": an accepted record has a type, a seq of at least 1
  * and a well-formed time; every refusal has a reason in printable ASCII, since the operator's
@@ -12,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl-audit.h"
+#include "audit-verifier.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -34,7 +34,6 @@
 
 #include "check.h"
 #include "daemon-runner.h"
-#include "keyref-der.h"
 #include "p256sign.h"
 
 static OSSL_LIB_CTX *libctx;
@@ -253,10 +252,10 @@ static void case_daemon_restart(EVP_PKEY *k, EVP_PKEY *pub)
  * A key-reference PEM of kd, as p256signctl export-key-ref writes it, read as a private key;
  * after another PEM block (a certificate, as in a haproxy crt file) when `after` is set.
  */
-static EVP_PKEY *read_keyref(const struct keyref_der *kd, const uint8_t *der, size_t der_len,
+static EVP_PKEY *read_keyref(const struct p256sign_keyref *kd, const uint8_t *der, size_t der_len,
 	const uint8_t *after, size_t after_len)
 {
-	uint8_t buf[KEYREF_DER_MAX];
+	uint8_t buf[P256SIGN_KEYREF_DER_MAX];
 	size_t len;
 	BIO *b = BIO_new(BIO_s_mem());
 	EVP_PKEY *k;
@@ -264,11 +263,11 @@ static EVP_PKEY *read_keyref(const struct keyref_der *kd, const uint8_t *der, si
 	CHECK(b != NULL);
 	CHECK(after == NULL || PEM_write_bio(b, "CERTIFICATE", "", after, (long)after_len) > 0);
 	if (kd != NULL) {
-		CHECK(keyref_der_encode(kd, buf, sizeof(buf), &len) == 0);
+		CHECK(p256sign_keyref_encode(kd, buf, sizeof(buf), &len) == 0);
 		der = buf;
 		der_len = len;
 	}
-	CHECK(PEM_write_bio(b, KEYREF_PEM_LABEL, "", der, (long)der_len) > 0);
+	CHECK(PEM_write_bio(b, P256SIGN_KEYREF_PEM_LABEL, "", der, (long)der_len) > 0);
 	k = PEM_read_bio_PrivateKey_ex(b, NULL, NULL, NULL, libctx, NULL);
 	BIO_free(b);
 	return k;
@@ -276,7 +275,7 @@ static EVP_PKEY *read_keyref(const struct keyref_der *kd, const uint8_t *der, si
 
 static void case_keyref_file(EVP_PKEY *pub, const char *key_file)
 {
-	struct keyref_der kd = { 0 };
+	struct p256sign_keyref kd = { 0 };
 	static const uint8_t version2[] = { 0x30, 0x0a, 0x02, 0x01, 0x02, 0x80, 0x01, 'w', 0x0c, 0x02,
 		'/', 's' };
 	EVP_PKEY *k;

@@ -293,6 +293,30 @@ def main():
           [("tls12", "server")] * 2 + [("tls13", "server")] * 2,
           "one sign-tls audit record per handshake: %s" % tls)
 
+    # Each purpose's refusal says what the key is for, before any request: an audit key signs
+    # neither a digest nor a handshake, a tls-client key no server's handshake.
+    pkeyutl = ["pkeyutl", *PROVIDERS, "-sign", "-inkey", uri, "-in", path("digest"),
+               "-out", path("sig2")]
+    for purpose, digest_why, handshake_why in (
+            ("audit", "it seals the daemon's audit log and signs nothing else",
+             "it seals the daemon's audit log and signs nothing else"),
+            ("tls-client", "it signs TLS handshakes only",
+             "it signs TLS client handshakes only")):
+        d = Daemon(daemon_bin, keys=[{"name": "web", "file": key, "purpose": purpose}],
+                   extra={"socket": path("s.sock")})
+        refused("key web has purpose %s: %s" % (purpose, digest_why), *pkeyutl)
+        server, port = start_server(uri, PROVIDERS)
+        rc, out = handshake(port, "1.3")
+        want = "key web has purpose %s: %s" % (purpose, handshake_why)
+        check(rc != 0 and want in server_log(port),
+              "a %s key refused in the handshake, %r: exit %d: %s\nserver: %s" %
+              (purpose, want, rc, out, server_log(port)))
+        stop_server(server)
+        st = status(d)
+        check(st["signatures"] == 0 and not st["errors"].get("denied"),
+              "a %s key: no request sent for the refused signatures: %s" % (purpose, st))
+        d.stop()
+
 
 try:
     main()

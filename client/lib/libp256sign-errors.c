@@ -38,6 +38,15 @@ static const char *const local_messages[] = {
 	[-P256SIGN_E_AGAIN - 100] = "no result ready yet",
 	[-P256SIGN_E_IO - 100] = "socket error",
 	[-P256SIGN_E_DAEMON - 100] = "unknown error code from the daemon",
+	[-P256SIGN_E_KEYREF_STRUCTURE - 100] = "not a key reference (malformed DER)",
+	[-P256SIGN_E_KEYREF_VERSION - 100] = "unsupported key reference version",
+	[-P256SIGN_E_KEYREF_KEY - 100] = "the key is neither a name nor an id",
+	[-P256SIGN_E_KEYREF_NAME - 100] = "key name empty, over 64 bytes or with a NUL",
+	[-P256SIGN_E_KEYREF_ID - 100] = "key id is not 32 bytes",
+	[-P256SIGN_E_KEYREF_SOCKET - 100] = "socket path empty, over 107 bytes or with a NUL",
+	[-P256SIGN_E_KEYREF_TRAILING - 100] = "bytes after the key reference",
+	[-P256SIGN_E_KEYREF_ABSENT - 100] = "no " P256SIGN_KEYREF_PEM_LABEL " block in the text",
+	[-P256SIGN_E_KEYREF_PEM - 100] = "the block is not base64 of a key reference",
 };
 
 const char *p256sign_strerror(int err)
@@ -46,7 +55,7 @@ const char *p256sign_strerror(int err)
 		return "success";
 	if (err < 0 && err >= -PROTO_E_MAX)
 		return proto_error_text((uint16_t)-err);
-	if (err <= P256SIGN_E_CONNECT && err >= P256SIGN_E_DAEMON)
+	if (err <= P256SIGN_E_CONNECT && err >= P256SIGN_E_KEYREF_PEM)
 		return local_messages[-err - 100];
 	return "unknown error";
 }

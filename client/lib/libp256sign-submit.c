@@ -85,30 +85,6 @@ int p256sign_submit_sign_message(struct p256sign *h, const struct p256sign_key *
 	return frames_submit(h, &req, id);
 }
 
-/* The wire form of a handshake's parts, checked as the daemon will check it. */
-static int put_tls(struct proto_tls *t, const struct p256sign_tls *tls)
-{
-	memset(t, 0, sizeof(*t));
-	t->kind = (uint8_t)tls->kind;
-	t->side = (uint8_t)tls->side;
-	if (tls->kind == P256SIGN_TLS13) {
-		if (tls->hash == NULL || tls->hash_len > sizeof(t->hash) ||
-		    (tls->side != P256SIGN_TLS_SERVER && tls->side != P256SIGN_TLS_CLIENT))
-			return P256SIGN_E_INVALID;
-		t->hash_len = (uint8_t)tls->hash_len;
-		memcpy(t->hash, tls->hash, tls->hash_len);
-	} else if (tls->kind == P256SIGN_TLS12) {
-		if (tls->client_random == NULL || tls->server_random == NULL ||
-		    tls->params == NULL || tls->params_len > sizeof(t->params))
-			return P256SIGN_E_INVALID;
-		memcpy(t->client_random, tls->client_random, sizeof(t->client_random));
-		memcpy(t->server_random, tls->server_random, sizeof(t->server_random));
-		t->params_len = (uint8_t)tls->params_len;
-		memcpy(t->params, tls->params, tls->params_len);
-	}
-	return proto_tls_check(t) == 0 ? 0 : P256SIGN_E_INVALID;
-}
-
 int p256sign_submit_sign_tls(struct p256sign *h, const struct p256sign_key *key,
 	const struct p256sign_tls *tls, int format, uint32_t *id)
 {
@@ -117,7 +93,7 @@ int p256sign_submit_sign_tls(struct p256sign *h, const struct p256sign_key *key,
 
 	if (h == NULL || tls == NULL || id == NULL || !format_ok(format))
 		return P256SIGN_E_INVALID;
-	if ((r = put_key(&req.key, key, 0)) != 0 || (r = put_tls(&req.tls, tls)) != 0)
+	if ((r = put_key(&req.key, key, 0)) != 0 || (r = tls_to_proto(&req.tls, tls)) != 0)
 		return r;
 	return frames_submit(h, &req, id);
 }

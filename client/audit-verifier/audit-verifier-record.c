@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * One audit record from its line (ctl-audit.h): jansson parses the JSON, then tables of the
+ * One audit record from its line (audit-verifier.h): jansson parses the JSON, then tables of the
  * members of each record type (docs/audit.md) check every member's presence, place, type and
  * form, and the line must be the bytes the daemon writes for those members (re-serialised and
  * compared), so that the chain sees only well-formed records, each with one form only, and the
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ctl-audit.h"
+#include "audit-verifier.h"
 #include "hex.h"
 #include "proto.h"
 

@@ -89,6 +89,16 @@ enum p256sign_error {
 	P256SIGN_E_AGAIN = -107,		/* p256sign_next_result: no result is ready yet */
 	P256SIGN_E_IO = -108,			/* a socket call failed (errno tells more) */
 	P256SIGN_E_DAEMON = -109,		/* a daemon error code this library does not know */
+	/* refusals of a key-reference file (p256sign_keyref_*) */
+	P256SIGN_E_KEYREF_STRUCTURE = -110,	/* not a SEQUENCE of the three fields in DER */
+	P256SIGN_E_KEYREF_VERSION = -111,	/* a version other than 1 */
+	P256SIGN_E_KEYREF_KEY = -112,		/* the key is neither [0] name nor [1] id */
+	P256SIGN_E_KEYREF_NAME = -113,		/* a name empty, over 64 bytes or with a NUL */
+	P256SIGN_E_KEYREF_ID = -114,		/* an id that is not 32 bytes */
+	P256SIGN_E_KEYREF_SOCKET = -115,	/* a socket path empty, over 107 bytes or with a NUL */
+	P256SIGN_E_KEYREF_TRAILING = -116,	/* bytes after a field or after the SEQUENCE */
+	P256SIGN_E_KEYREF_ABSENT = -117,	/* no P256SIGN_KEYREF_PEM_LABEL block in the text */
+	P256SIGN_E_KEYREF_PEM = -118,		/* such a block, but not base64 of a key reference */
 };
 
 /* Signature encodings. */
@@ -326,6 +336,78 @@ P256SIGN_API int p256sign_wait(struct p256sign *h, uint32_t id, struct p256sign_
  * with that id is outstanding; P256SIGN_E_NOMEM as p256sign_process.
  */
 P256SIGN_API int p256sign_poll_result(struct p256sign *h, uint32_t id, struct p256sign_result *res);
+
+/* ---- offline helpers: no connection, no daemon ---------------------------------------------- */
+
+/*
+ * Key-reference files (docs/tls.md): a key held by the daemon named in a PEM block that a TLS
+ * server reads as its private key file (the OpenSSL provider turns it into a key), written by
+ * `p256signctl export-key-ref`. The block's label is P256SIGN_KEYREF_PEM_LABEL, its body DER:
+ *
+ *   P256SignKeyReference ::= SEQUENCE {
+ *       version  INTEGER (1),
+ *       key      CHOICE { name [0] IMPLICIT UTF8String (SIZE (1..64)),
+ *                         id   [1] IMPLICIT OCTET STRING (SIZE (32)) },
+ *       socket   UTF8String (SIZE (1..107))  -- the daemon's Unix socket path
+ *   }
+ */
+#define P256SIGN_KEYREF_PEM_LABEL "P256SIGN KEY REFERENCE"
+#define P256SIGN_KEYREF_NAME_MAX 64
+#define P256SIGN_KEYREF_SOCKET_MAX 107	/* sun_path less its NUL */
+#define P256SIGN_KEYREF_DER_MAX 192	/* the longest encoding */
+
+struct p256sign_keyref {
+	int by_id;					/* 1: id names the key, 0: name */
+	char name[P256SIGN_KEYREF_NAME_MAX + 1];	/* NUL-terminated; when !by_id */
+	uint8_t id[P256SIGN_KEY_ID_LEN];		/* when by_id */
+	char socket[P256SIGN_KEYREF_SOCKET_MAX + 1];	/* NUL-terminated */
+};
+
+/* Parses a key reference's DER (len bytes, untrusted) into *ref. 0 or a
+ * P256SIGN_E_KEYREF_* code. */
+P256SIGN_API int p256sign_keyref_decode(const uint8_t *der, size_t len,
+	struct p256sign_keyref *ref);
+
+/* Encodes *ref (fields as p256sign_keyref_decode accepts them) into der (cap bytes,
+ * P256SIGN_KEYREF_DER_MAX suffice); its length into *len. 0, P256SIGN_E_KEYREF_NAME,
+ * P256SIGN_E_KEYREF_SOCKET or P256SIGN_E_BUFFER. */
+P256SIGN_API int p256sign_keyref_encode(const struct p256sign_keyref *ref, uint8_t *der,
+	size_t cap, size_t *len);
+
+/*
+ * Finds the first block labelled P256SIGN_KEYREF_PEM_LABEL in a PEM text (len bytes, untrusted;
+ * other blocks, such as the certificate of a haproxy crt file, may come before it) and writes its
+ * base64-decoded body to der (cap bytes) and its length to *der_len, without parsing it. 0,
+ * P256SIGN_E_KEYREF_ABSENT when the text has no such block (it is not a key reference), or
+ * P256SIGN_E_KEYREF_PEM when the block's body is not base64 of at most cap bytes.
+ */
+P256SIGN_API int p256sign_keyref_find_pem(const char *text, size_t len, uint8_t *der,
+	size_t cap, size_t *der_len);
+
+/*
+ * Recognises what a TLS handshake signs, the content SIGN_TLS lets a key of purpose tls-server
+ * or tls-client sign: TLS 1.3 CertificateVerify content (RFC 8446 section 4.4.3: 64 bytes 0x20,
+ * "TLS 1.3, server CertificateVerify" or "TLS 1.3, client CertificateVerify", 0x00, a transcript
+ * hash of 32, 48 or 64 bytes), or the TLS 1.2 ServerKeyExchange signature input (RFC 8422
+ * section 5.4: client random, server random, well-formed ServerECDHParams). Sets *tls to the
+ * parts, pointing into content (which must outlive it), for p256sign_sign_tls. 0, or
+ * P256SIGN_E_BAD_TLS_CONTENT when content is neither.
+ */
+P256SIGN_API int p256sign_tls_parse(const uint8_t *content, size_t len,
+	struct p256sign_tls *tls);
+
+/* A key id written as 64 lowercase hex digits and a NUL, as LIST_KEYS reports it. */
+P256SIGN_API void p256sign_key_id_format(const uint8_t id[P256SIGN_KEY_ID_LEN],
+	char hex[2 * P256SIGN_KEY_ID_LEN + 1]);
+
+/* A key id from exactly 64 hex digits (either case; len bytes, no NUL needed). 0 or
+ * P256SIGN_E_INVALID. */
+P256SIGN_API int p256sign_key_id_parse(const char *hex, size_t len,
+	uint8_t id[P256SIGN_KEY_ID_LEN]);
+
+/* 0 when point is a SEC 1 uncompressed point on P-256 (not the identity), else
+ * P256SIGN_E_BAD_POINT. */
+P256SIGN_API int p256sign_point_check(const uint8_t point[P256SIGN_POINT_LEN]);
 
 #ifdef __cplusplus
 }

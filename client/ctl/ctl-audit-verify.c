@@ -2,7 +2,7 @@
 /*
  * p256signctl audit-verify FILE... [--pubkey PEM] [--anchor HASH] [--expect-stopped]: reads a
  * series of audit files, oldest first, one line at a time, and stops at the first record that
- * breaks the log (ctl-audit-chain.c); otherwise prints what it checked, how the log ends and
+ * breaks the log (audit-verifier-chain.c); otherwise prints what it checked, how the log ends and
  * what no checkpoint seals yet. docs/audit.md, "Verifying".
  */
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl-audit.h"
+#include "audit-verifier.h"
 #include "ctl.h"
 #include "hex.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The checks of docs/audit.md "What a verifier checks" across records (ctl-audit.h): seq one
+ * The checks of docs/audit.md "What a verifier checks" across records (audit-verifier.h): seq one
  * more each time, prev the hash of the line before, checkpoints against the hashes of the lines
  * they may cover and the audit key, and one audit key for the whole series.
  */
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "audit-seal.h"
-#include "ctl-audit.h"
+#include "audit-verifier.h"
 #include "hex.h"
 #include "p256.h"
 #include "sha256.h"

@@ -1,22 +1,22 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * p256signctl export-key-ref KEY: a key-reference file for a key the daemon holds, on stdout
- * (keyref-der.h). It records the socket this command used (--socket, $P256SIGN_SOCKET or the
- * default), so the server finds the same daemon without any setting of its own.
+ * (p256sign_keyref_encode). It records the socket this command used (--socket,
+ * $P256SIGN_SOCKET or the default), so the server finds the same daemon without any setting of
+ * its own.
  */
 #include <openssl/pem.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ctl.h"
-#include "keyref-der.h"
 
 int ctl_export_key_ref(const struct ctl_options *o, int argc, char **argv)
 {
-	struct keyref_der kd = { 0 };
+	struct p256sign_keyref kd = { 0 };
 	struct p256sign_key key;
 	struct p256sign_pubkey pub;
-	uint8_t der[KEYREF_DER_MAX];
+	uint8_t der[P256SIGN_KEYREF_DER_MAX];
 	size_t len;
 	const char *socket;
 	struct p256sign *h;
@@ -42,10 +42,10 @@ int ctl_export_key_ref(const struct ctl_options *o, int argc, char **argv)
 		if (key.name != NULL)
 			memcpy(kd.name, key.name, strlen(key.name) + 1);
 		memcpy(kd.socket, socket, strlen(socket) + 1);
-		if ((r = keyref_der_encode(&kd, der, sizeof(der), &len)) != 0)
-			r = ctl_error("export-key-ref", "%s", keyref_der_strerror(r));
+		if ((r = p256sign_keyref_encode(&kd, der, sizeof(der), &len)) != 0)
+			r = ctl_lib_error("export-key-ref", r);
 		else
-			(void)PEM_write(stdout, KEYREF_PEM_LABEL, "", der, (long)len);
+			(void)PEM_write(stdout, P256SIGN_KEYREF_PEM_LABEL, "", der, (long)len);
 	}
 	p256sign_close(h);
 	return r;

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: ISC */
-#ifndef P256SIGNCTL_AUDIT_H
-#define P256SIGNCTL_AUDIT_H
+#ifndef P256SIGN_AUDIT_VERIFIER_H
+#define P256SIGN_AUDIT_VERIFIER_H
 
 /*
  * The audit log verifier of p256signctl audit-verify, apart from its files and output so that the
- * fuzz harness can drive it: one record parsed from its line (ctl-audit-record.c), and the chain
- * of records checked one line at a time (ctl-audit-chain.c). The format is docs/audit.md.
+ * fuzz harness can drive it: one record parsed from its line (audit-verifier-record.c), and the
+ * chain of records checked one line at a time (audit-verifier-chain.c). The format is
+ * docs/audit.md.
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -49,7 +49,8 @@ struct p256sign {
 
 /*
  * The files below call only downwards: async.c (and blocking.c, submit.c) -> frames.c -> conn.c
- * -> queue.c. Each file's functions carry its name as prefix; none is exported.
+ * -> queue.c, and submit.c -> tls.c. Each file's functions carry its name as prefix; none is
+ * exported.
  */
 
 /* ---- libp256sign-queue.c: buffers, pending requests, ready results ---- */
@@ -110,6 +111,12 @@ int frames_expire(struct p256sign *h);
 /* Encodes req (its header id and version set here) as a new pending request and starts
  * writing it. */
 int frames_submit(struct p256sign *h, struct proto_request *req, uint32_t *id);
+
+/* ---- libp256sign-tls.c: TLS handshake parts ---- */
+
+/* The wire form of a handshake's parts, checked as the daemon will check it. 0 or
+ * P256SIGN_E_INVALID. */
+int tls_to_proto(struct proto_tls *t, const struct p256sign_tls *tls);
 
 /* ---- libp256sign-async.c: waiting ---- */
 

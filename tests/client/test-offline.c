@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * libp256sign's offline calls, through the shared library: p256sign_tls_parse on TLS 1.3
+ * CertificateVerify content and TLS 1.2 ServerKeyExchange input (and on near misses of both),
+ * key ids in hex both ways, and the P-256 point check. No daemon is involved.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "p256sign.h"
+
+#define CONTEXT_SERVER "TLS 1.3, server CertificateVerify"
+#define CONTEXT_CLIENT "TLS 1.3, client CertificateVerify"
+#define HEAD (64 + sizeof(CONTEXT_SERVER))	/* 64 spaces, the context string, its 0x00 */
+
+/* RFC 8446 section 4.4.3's content: 64 spaces, the context and its 0x00, then hash_len bytes. */
+static size_t tls13_content(uint8_t *out, const char *context, size_t hash_len)
+{
+	memset(out, 0x20, 64);
+	memcpy(out + 64, context, strlen(context) + 1);
+	for (size_t i = 0; i < hash_len; i++)
+		out[HEAD + i] = (uint8_t)(0xa0 + i);
+	return HEAD + hash_len;
+}
+
+static void tls13_cases(void)
+{
+	uint8_t content[HEAD + 80];
+	struct p256sign_tls tls;
+	size_t len;
+
+	for (size_t hash_len = 32; hash_len <= 64; hash_len += 16) {
+		len = tls13_content(content, CONTEXT_SERVER, hash_len);
+		CHECK_RC(p256sign_tls_parse(content, len, &tls), 0);
+		CHECK(tls.kind == P256SIGN_TLS13 && tls.side == P256SIGN_TLS_SERVER);
+		CHECK(tls.hash == content + HEAD && tls.hash_len == hash_len);
+	}
+	len = tls13_content(content, CONTEXT_CLIENT, 48);
+	CHECK_RC(p256sign_tls_parse(content, len, &tls), 0);
+	CHECK(tls.kind == P256SIGN_TLS13 && tls.side == P256SIGN_TLS_CLIENT && tls.hash_len == 48);
+	/* a hash of another length, or none */
+	len = tls13_content(content, CONTEXT_SERVER, 33);
+	CHECK_RC(p256sign_tls_parse(content, len, &tls), P256SIGN_E_BAD_TLS_CONTENT);
+	CHECK(tls.kind == 0 && tls.hash == NULL);	/* nothing half set on a refusal */
+	len = tls13_content(content, CONTEXT_SERVER, 0);
+	CHECK_RC(p256sign_tls_parse(content, len, &tls), P256SIGN_E_BAD_TLS_CONTENT);
+	/* one space too few, and a context string that is neither side's */
+	len = tls13_content(content, CONTEXT_SERVER, 32);
+	content[63] = 0x21;
+	CHECK_RC(p256sign_tls_parse(content, len, &tls), P256SIGN_E_BAD_TLS_CONTENT);
+	len = tls13_content(content, "TLS 1.3, server CertificateVerifx", 32);
+	CHECK_RC(p256sign_tls_parse(content, len, &tls), P256SIGN_E_BAD_TLS_CONTENT);
+}
+
+/* Both randoms and ServerECDHParams for a named curve with a point of point_len bytes. */
+static size_t tls12_input(uint8_t *out, uint16_t curve, uint8_t point_len)
+{
+	size_t n = 64;
+
+	for (size_t i = 0; i < 64; i++)
+		out[i] = (uint8_t)i;
+	out[n++] = 3;	/* named_curve */
+	out[n++] = (uint8_t)(curve >> 8);
+	out[n++] = (uint8_t)curve;
+	out[n++] = point_len;
+	out[n] = 0x04;
+	memset(out + n + 1, 0x55, point_len - 1);
+	return n + point_len;
+}
+
+static void tls12_cases(void)
+{
+	uint8_t input[64 + 4 + 140];
+	struct p256sign_tls tls;
+	size_t len;
+
+	len = tls12_input(input, 23, 65);	/* secp256r1 */
+	CHECK_RC(p256sign_tls_parse(input, len, &tls), 0);
+	CHECK(tls.kind == P256SIGN_TLS12 && tls.client_random == input &&
+		tls.server_random == input + 32 && tls.params == input + 64 &&
+		tls.params_len == 4 + 65);
+	len = tls12_input(input, 25, 133);	/* secp521r1: 0x04 and 132 bytes */
+	CHECK_RC(p256sign_tls_parse(input, len, &tls), 0);
+	CHECK(tls.params_len == 4 + 133);
+	/* the point's length not the curve's, an unknown curve, a byte too many or too few */
+	len = tls12_input(input, 23, 64);
+	CHECK_RC(p256sign_tls_parse(input, len, &tls), P256SIGN_E_BAD_TLS_CONTENT);
+	len = tls12_input(input, 22, 65);
+	CHECK_RC(p256sign_tls_parse(input, len, &tls), P256SIGN_E_BAD_TLS_CONTENT);
+	len = tls12_input(input, 23, 65);
+	CHECK_RC(p256sign_tls_parse(input, len + 1, &tls), P256SIGN_E_BAD_TLS_CONTENT);
+	CHECK_RC(p256sign_tls_parse(input, len - 1, &tls), P256SIGN_E_BAD_TLS_CONTENT);
+	/* the randoms alone, a SHA-256 digest, nothing */
+	CHECK_RC(p256sign_tls_parse(input, 64, &tls), P256SIGN_E_BAD_TLS_CONTENT);
+	CHECK_RC(p256sign_tls_parse(input, 32, &tls), P256SIGN_E_BAD_TLS_CONTENT);
+	CHECK_RC(p256sign_tls_parse(input, 0, &tls), P256SIGN_E_BAD_TLS_CONTENT);
+	CHECK_RC(p256sign_tls_parse(NULL, 0, &tls), P256SIGN_E_INVALID);
+}
+
+static void key_id_cases(void)
+{
+	static const char hex[] =
+		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+	uint8_t id[P256SIGN_KEY_ID_LEN], back[P256SIGN_KEY_ID_LEN];
+	char text[2 * P256SIGN_KEY_ID_LEN + 1], upper[sizeof(hex)];
+
+	for (int i = 0; i < P256SIGN_KEY_ID_LEN; i++)
+		id[i] = (uint8_t)i;
+	p256sign_key_id_format(id, text);
+	CHECK(strcmp(text, hex) == 0);
+	CHECK_RC(p256sign_key_id_parse(hex, 64, back), 0);
+	CHECK(memcmp(back, id, sizeof(id)) == 0);
+	for (size_t i = 0; i < sizeof(hex); i++)
+		upper[i] = hex[i] >= 'a' && hex[i] <= 'f' ? (char)(hex[i] - 'a' + 'A') : hex[i];
+	CHECK_RC(p256sign_key_id_parse(upper, 64, back), 0);
+	CHECK(memcmp(back, id, sizeof(id)) == 0);
+	CHECK_RC(p256sign_key_id_parse(hex, 63, back), P256SIGN_E_INVALID);
+	CHECK_RC(p256sign_key_id_parse(hex, 62, back), P256SIGN_E_INVALID);
+	memcpy(upper, hex, sizeof(hex));
+	upper[10] = 'g';
+	CHECK_RC(p256sign_key_id_parse(upper, 64, back), P256SIGN_E_INVALID);
+}
+
+static void point_cases(void)
+{
+	/* The P-256 generator (SEC 2 section 2.4.2), uncompressed. */
+	static const uint8_t g[P256SIGN_POINT_LEN] = { 0x04,
+		0x6b, 0x17, 0xd1, 0xf2, 0xe1, 0x2c, 0x42, 0x47, 0xf8, 0xbc, 0xe6, 0xe5, 0x63, 0xa4,
+		0x40, 0xf2, 0x77, 0x03, 0x7d, 0x81, 0x2d, 0xeb, 0x33, 0xa0, 0xf4, 0xa1, 0x39, 0x45,
+		0xd8, 0x98, 0xc2, 0x96,
+		0x4f, 0xe3, 0x42, 0xe2, 0xfe, 0x1a, 0x7f, 0x9b, 0x8e, 0xe7, 0xeb, 0x4a, 0x7c, 0x0f,
+		0x9e, 0x16, 0x2b, 0xce, 0x33, 0x57, 0x6b, 0x31, 0x5e, 0xce, 0xcb, 0xb6, 0x40, 0x68,
+		0x37, 0xbf, 0x51, 0xf5 };
+	uint8_t p[P256SIGN_POINT_LEN];
+
+	CHECK_RC(p256sign_point_check(g), 0);
+	memcpy(p, g, sizeof(p));
+	p[64] ^= 1;	/* off the curve */
+	CHECK_RC(p256sign_point_check(p), P256SIGN_E_BAD_POINT);
+	memcpy(p, g, sizeof(p));
+	p[0] = 0x02;	/* not the uncompressed form */
+	CHECK_RC(p256sign_point_check(p), P256SIGN_E_BAD_POINT);
+	memset(p, 0, sizeof(p));
+	p[0] = 0x04;	/* (0, 0) */
+	CHECK_RC(p256sign_point_check(p), P256SIGN_E_BAD_POINT);
+}
+
+int main(void)
+{
+	tls13_cases();
+	tls12_cases();
+	key_id_cases();
+	point_cases();
+	printf("ok\n");
+	return 0;
+}
