@@ -261,7 +261,7 @@ def restart_and_reopen(binary, s, recs, spki, kid):
     check(any(r.get("sig_sha256") == sha(sig) for _, r in new), "the new file has the signature")
     check_checkpoints(old + new, spki, kid.hex(), s.tmp)
     # p256signctl audit-verify, of the same build, on the daemon's own bytes
-    ctl = os.path.join(os.path.dirname(os.path.abspath(binary)), "..", "client", "p256signctl")
+    ctl = os.path.join(os.path.dirname(os.path.abspath(binary)), "..", "client", "ctl", "p256signctl")
     pub = os.path.join(s.tmp, "audit-pub.der")
     for files, code, end in [([s.file + ".1", s.file], 0, "ends with a stop checkpoint"),
                              ([s.file + ".1"], 4, "ends with a reopen checkpoint")]:
