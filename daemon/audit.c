@@ -489,6 +489,7 @@ int audit_start(struct audit *a, struct event_base *base, const struct key_publi
 	a->base = base;
 	if (key != NULL) {
 		a->key = *key;
+		a->key.verifier = NULL;	/* a copy that outlives its key set: not the table */
 		a->have_key = 1;
 	}
 	if ((a->timer = event_new(base, -1, EV_PERSIST, timer_cb, a)) == NULL ||

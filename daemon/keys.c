@@ -210,6 +210,8 @@ void keys_forget_private(struct keytab *kt)
 void keys_free(struct keytab *kt)
 {
 	keys_forget_private(kt);
+	for (size_t i = 0; kt->pub != NULL && i < kt->n; i++)
+		p256_verify_key_free(kt->pub[i].verifier);
 	free(kt->pub);
 	memset(kt, 0, sizeof(*kt));
 }

@@ -19,6 +19,7 @@ struct key_public {
 	uint8_t id[P256_KEY_ID_LEN];
 	char id_hex[2 * P256_KEY_ID_LEN + 1];
 	uint8_t point[P256_POINT_LEN];
+	struct p256_verify_key *verifier; /* the parent's table of point for VERIFY, or NULL */
 	uint8_t spki[P256_SPKI_LEN];
 	enum p256_nonce nonce;
 	int verify_after_sign;
