@@ -240,20 +240,20 @@ void p256_key_clear(struct p256_key *key)
 int sign_verify_own(const struct p256_key *key, const uint8_t digest[32], uint8_t sig[64],
 	const scalar *w)
 {
+	const EC_GROUP *table = key->verifier != NULL ? key->verifier->table : NULL;
 	BN_CTX *ctx = NULL;
 	EC_POINT *q = NULL;
 	int r = P256_ERR_INTERNAL;
 
 	if ((ctx = BN_CTX_new()) == NULL ||
-	    (key->verifier == NULL && ec_point_decode(key->pub, P256_POINT_LEN, &q, ctx) != 0))
+	    (table == NULL && ec_point_decode(key->pub, P256_POINT_LEN, &q, ctx) != 0))
 		goto out;
 	/*
 	 * Only OpenSSL failing is not a fault of the signature. Public values only go in: the
 	 * signature (released if it verifies), the digest and the public point or its table; never
 	 * d or k, so the variable-time parts of the verification reveal nothing secret.
 	 */
-	r = ec_verify_sig(q, key->verifier != NULL ? key->verifier->table : NULL, digest, sig, w,
-		ctx);
+	r = ec_verify_sig(q, table, digest, sig, w, ctx);
 	if (r != 0 && r != P256_ERR_INTERNAL)
 		r = P256_ERR_FAULT;
 out:
