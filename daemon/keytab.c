@@ -19,6 +19,8 @@ int keytab_alloc(struct keytab *kt, size_t n)
 
 void keytab_free(struct keytab *kt)
 {
+	for (size_t i = 0; kt->pub != NULL && i < kt->n; i++)
+		p256_verify_key_free(kt->pub[i].verifier);
 	free(kt->pub);
 	memset(kt, 0, sizeof(*kt));
 }

@@ -14,8 +14,8 @@
 /*
  * The public key table: what any role may know about each configured key, in config order. The
  * parent builds it from the key-holder's IPC_KEY_PUBLIC messages; the key-holder and the signers
- * hold it beside the private half (keyset.h). No private data and no state: what the parent
- * counts and limits per key is its own (struct key_usage).
+ * hold it beside the private half (keyset.h). No private data, and nothing counted: what the
+ * parent counts and limits per key is its own (struct key_usage).
  */
 
 struct key_public {
@@ -23,6 +23,8 @@ struct key_public {
 	uint8_t id[P256_KEY_ID_LEN];
 	char id_hex[2 * P256_KEY_ID_LEN + 1];
 	uint8_t point[P256_POINT_LEN];
+	struct p256_verify_key *verifier;	/* the point's table for VERIFY: the parent builds it
+						 * at the key's first VERIFY (request.c), or NULL */
 	uint8_t spki[P256_SPKI_LEN];
 	enum p256_nonce nonce;
 	int verify_after_sign;
@@ -47,7 +49,7 @@ struct key_usage {
 /* Allocates a zeroed table of n records (n >= 1). 0 or -1; free with keytab_free. */
 int keytab_alloc(struct keytab *kt, size_t n);
 
-/* Frees the records; kt is empty afterwards (and may be freed again). */
+/* Frees the records and their verifiers; kt is empty afterwards (and may be freed again). */
 void keytab_free(struct keytab *kt);
 
 /* Fills one record from the key's point and its configuration (name, how it signs, who may use

@@ -9,6 +9,7 @@
 #include "p256.h"
 #include "scalar.h"
 #include "sign-internal.h"
+#include "verify-internal.h"
 
 #define EXTRA_MAX 64
 #define HEDGE_LEN SIGN_HEDGE_LEN
@@ -203,31 +204,14 @@ out:
 	return r;
 }
 
-/* The table verifier of the public point (ec_table_new). */
-static int verifier_new(const uint8_t pub[P256_POINT_LEN], EC_GROUP **out)
-{
-	BN_CTX *ctx = NULL;
-	EC_POINT *q = NULL;
-	int r = P256_ERR_INTERNAL;
-
-	*out = NULL;
-	if ((ctx = BN_CTX_new()) == NULL || (r = ec_point_decode(pub, P256_POINT_LEN, &q, ctx)) != 0)
-		goto out;
-	r = ec_table_new(q, out);
-out:
-	EC_POINT_free(q);
-	BN_CTX_free(ctx);
-	return r;
-}
-
 static int key_init(struct p256_key *key, const uint8_t d[P256_SCALAR_LEN], int tabled)
 {
-	EC_GROUP *table = NULL;
+	struct p256_verify_key *table = NULL;
 	int r;
 
 	memset(key, 0, sizeof(*key));
 	if ((r = p256_public_from_private(d, key->pub)) != 0 ||
-	    (tabled && (r = verifier_new(key->pub, &table)) != 0))
+	    (tabled && (r = p256_pubkey_precompute(key->pub, P256_POINT_LEN, &table)) != 0))
 		goto out;
 	memcpy(key->d, d, P256_SCALAR_LEN);
 	key->verifier = table;
@@ -249,22 +233,27 @@ int p256_key_init_untabled(struct p256_key *key, const uint8_t d[P256_SCALAR_LEN
 
 void p256_key_clear(struct p256_key *key)
 {
-	EC_GROUP_free(key->verifier);
+	p256_verify_key_free(key->verifier);
 	explicit_bzero(key, sizeof(*key));
 }
 
 int sign_verify_own(const struct p256_key *key, const uint8_t digest[32], uint8_t sig[64],
 	const scalar *w)
 {
+	const EC_GROUP *table = key->verifier != NULL ? key->verifier->table : NULL;
 	BN_CTX *ctx = NULL;
 	EC_POINT *q = NULL;
 	int r = P256_ERR_INTERNAL;
 
 	if ((ctx = BN_CTX_new()) == NULL ||
-	    (key->verifier == NULL && ec_point_decode(key->pub, P256_POINT_LEN, &q, ctx) != 0))
+	    (table == NULL && ec_point_decode(key->pub, P256_POINT_LEN, &q, ctx) != 0))
 		goto out;
-	/* Only OpenSSL failing is not a fault of the signature. */
-	r = ec_verify_sig(q, key->verifier, digest, sig, w, ctx);
+	/*
+	 * Only OpenSSL failing is not a fault of the signature. Public values only go in: the
+	 * signature (released if it verifies), the digest and the public point or its table; never
+	 * d or k, so the variable-time parts of the verification reveal nothing secret.
+	 */
+	r = ec_verify_sig(q, table, digest, sig, w, ctx);
 	if (r != 0 && r != P256_ERR_INTERNAL)
 		r = P256_ERR_FAULT;
 out:

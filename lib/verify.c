@@ -4,6 +4,7 @@
 
 #include "ec.h"
 #include "p256.h"
+#include "verify-internal.h"
 
 /* floor(n / 2) */
 static const uint8_t HALF_N[32] = {
@@ -48,10 +49,15 @@ out:
 	return r;
 }
 
+int verify_low_s_refused(const uint8_t sig[P256_SIG_LEN], unsigned flags)
+{
+	return (flags & P256_VERIFY_LOW_S) && sig_in_range(sig) && memcmp(sig + 32, HALF_N, 32) > 0;
+}
+
 int p256_verify(const uint8_t *point, size_t point_len, const uint8_t digest[P256_DIGEST_LEN],
 	const uint8_t sig[P256_SIG_LEN], unsigned flags)
 {
-	if ((flags & P256_VERIFY_LOW_S) && sig_in_range(sig) && memcmp(sig + 32, HALF_N, 32) > 0)
+	if (verify_low_s_refused(sig, flags))
 		return P256_ERR_SIG_HIGH_S;
 	return point_verify(point, point_len, digest, sig);
 }

@@ -157,7 +157,7 @@ mutant private-range-unchecked lib/sign.c unit \
 	'return ok ? 0 : P256_ERR_SCALAR_RANGE;' \
 	'return 0;'
 mutant sign-checked-no-verify lib/sign.c unit \
-	'r = ec_verify_sig(q, key->verifier, digest, sig, w, ctx);' \
+	'r = ec_verify_sig(q, table, digest, sig, w, ctx);' \
 	'r = 0;'
 mutant batch-back-substitution-off-by-one lib/sign-batch.c unit \
 	'for (size_t j = m - 1; j > 0; j--) {' \
@@ -245,7 +245,7 @@ mutant divstep-swap-by-branch lib/modinv.c unit+ct \
 	'swap = pos & odd;' \
 	'swap = (eta >> 63) ? 0 : odd;'
 
-# verification (lib/verify.c, lib/ec.c)
+# verification (lib/verify.c, lib/verify-key.c, lib/ec.c)
 mutant low-s-comparison-flipped lib/verify.c unit \
 	'memcmp(sig + 32, HALF_N, 32) > 0' \
 	'memcmp(sig + 32, HALF_N, 32) < 0'
@@ -267,6 +267,18 @@ mutant verify-x-not-reduced lib/field.c unit \
 mutant table-term-dropped lib/ec.c unit \
 	'ctx) == 1 && EC_POINT_add(g, rp, rp, t, ctx) == 1;' \
 	'ctx) == 1;'
+mutant verify-precomputed-low-s-ignored lib/verify-key.c unit \
+	'if (verify_low_s_refused(sig, flags))' \
+	'if (0)'
+mutant verify-precomputed-accepts-all lib/verify-key.c unit \
+	'r = ec_verify_sig(NULL, vk->table, digest, sig, NULL, ctx);' \
+	'r = 0;'
+mutant verify-precomputed-without-table lib/verify-key.c unit \
+	'(r = ec_table_new(q, &vk->table)) != 0)' \
+	'(r = 0) != 0)'
+mutant verify-low-s-out-of-range lib/verify.c unit \
+	'return (flags & P256_VERIFY_LOW_S) && sig_in_range(sig) &&' \
+	'return (flags & P256_VERIFY_LOW_S) &&'
 mutant table-of-g lib/ec-table.c unit \
 	'EC_GROUP_set_generator(t, q, EC_GROUP_get0_order(g), EC_GROUP_get0_cofactor(g)) != 1 ||' \
 	''

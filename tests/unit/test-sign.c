@@ -197,7 +197,7 @@ static void check_fault(void)
 {
 	uint8_t d[32] = { 0x42, 0x17 }, d2[32] = { 0x17, 0x42 }, sig[64];
 	struct p256_key key, other;
-	void *saved;
+	struct p256_verify_key *saved;
 
 	CHECK_INT(p256_key_init(&key, d), 0);
 	CHECK_INT(p256_key_init(&other, d2), 0);

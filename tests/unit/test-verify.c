@@ -5,13 +5,13 @@
  * scalar refused with its own code, and two constructed edge cases of the verification equation:
  * R' at infinity (must fail) and R'.x >= n with R'.x mod n = r (must succeed). Points and scalars
  * for the edge cases are built with OpenSSL's EC and BIGNUM. Every verdict on a valid point is
- * also the verdict of the verifier p256_sign_checked uses (the point's precomputed table).
+ * also the verdict of p256_verify_precomputed (the point's table: the verifier of
+ * p256_sign_checked and of configured keys).
  */
 #include <openssl/bn.h>
 #include <openssl/ec.h>
 #include <openssl/obj_mac.h>
 
-#include "ec.h"
 #include "p256.h"
 #include "testutil.h"
 
@@ -65,22 +65,19 @@ static int eip(const uint8_t digest[32], const uint8_t sig[64], const uint8_t pu
 	return 1;
 }
 
-/* The verdict of the table verifier (ec_table_new) on a valid point; the last table is kept. */
+/* The verdict of p256_verify_precomputed on a valid point; the last table is kept. */
 static int by_table(const uint8_t digest[32], const uint8_t sig[64], const uint8_t pub[65])
 {
 	static uint8_t last[65];
-	static EC_GROUP *table;
-	EC_POINT *q = NULL;
+	static struct p256_verify_key *table;
 
 	if (table == NULL || memcmp(last, pub, 65) != 0) {
-		EC_GROUP_free(table);
-		table = NULL;
-		if (ec_point_decode(pub, 65, &q, ctx) != 0 || ec_table_new(q, &table) != 0)
+		p256_verify_key_free(table);
+		if (p256_pubkey_precompute(pub, 65, &table) != 0)
 			test_fatal("building the table");
 		memcpy(last, pub, 65);
-		EC_POINT_free(q);
 	}
-	return ec_verify_sig(NULL, table, digest, sig, NULL, ctx);
+	return p256_verify_precomputed(table, digest, sig, 0);
 }
 
 /* Every verifier agrees that (digest, sig, pub) is invalid with the code `want`. */

@@ -4,13 +4,13 @@
  * IEEE P1363 (64 bytes r||s straight to p256_verify, any other length refused): every "valid"
  * case is accepted and every "invalid" case refused. An "acceptable" case (legal but unusual
  * encodings in some Wycheproof releases) must be refused: the decoder is strict DER. For P1363
- * the EIP-7951 precompile and the verifier of p256_sign_checked (the group key's precomputed
- * table) must give the same verdict as p256_verify.
+ * the EIP-7951 precompile, and for both files p256_verify_precomputed (the group key's table:
+ * the verifier of p256_sign_checked and of configured keys), must give the same result as
+ * p256_verify.
  * Usage: test-wycheproof FILE.json der|p1363
  */
 #include <openssl/evp.h>
 
-#include "ec.h"
 #include "p256.h"
 #include "testjson.h"
 
@@ -19,11 +19,10 @@ struct counts {
 };
 
 /* The verdict on one case: 0 when the signature is accepted. */
-static int verdict(int p1363, const uint8_t pub[65], const EC_GROUP *table,
+static int verdict(int p1363, const uint8_t pub[65], const struct p256_verify_key *table,
 	const uint8_t digest[32], const uint8_t *sig, size_t sig_len)
 {
 	uint8_t rs[64], in[160], out[32];
-	BN_CTX *ctx;
 	int r;
 
 	if (p1363) {
@@ -34,29 +33,27 @@ static int verdict(int p1363, const uint8_t pub[65], const EC_GROUP *table,
 		memcpy(in + 32, sig, 64);
 		memcpy(in + 96, pub + 1, 64);
 		CHECK_INT(p256_eip7951(in, sizeof(in), out) == 32, r == 0);
-		if ((ctx = BN_CTX_new()) == NULL)
-			test_fatal("BN_CTX_new");
-		CHECK_INT(ec_verify_sig(NULL, table, digest, sig, NULL, ctx), r);
-		BN_CTX_free(ctx);
+		CHECK_INT(p256_verify_precomputed(table, digest, sig, 0), r);
 		return r;
 	}
 	if ((r = p256_sig_from_der(sig, sig_len, rs)) != 0)
 		return r;
-	return p256_verify(pub, 65, digest, rs, 0);
+	r = p256_verify(pub, 65, digest, rs, 0);
+	CHECK_INT(p256_verify_precomputed(table, digest, rs, 0), r);
+	return r;
 }
 
 static void run_group(const json_t *group, int p1363, struct counts *n)
 {
 	const json_t *t;
 	uint8_t pub[65], digest[32];
-	EC_GROUP *table = NULL;
-	EC_POINT *q = NULL;
+	struct p256_verify_key *table = NULL;
 	size_t i;
 
 	json_hex(json_object_get(group, "publicKey"), "uncompressed", pub, 65);
 	if (strcmp(json_str(group, "sha"), "SHA-256") != 0)
 		test_fatal("not a SHA-256 group");
-	if (p1363 && (ec_point_decode(pub, 65, &q, NULL) != 0 || ec_table_new(q, &table) != 0))
+	if (p256_pubkey_precompute(pub, 65, &table) != 0)
 		test_fatal("the group's key");
 	json_array_foreach(json_object_get(group, "tests"), i, t) {
 		size_t msg_len, sig_len;
@@ -85,8 +82,7 @@ static void run_group(const json_t *group, int p1363, struct counts *n)
 		free(msg);
 		free(sig);
 	}
-	EC_GROUP_free(table);
-	EC_POINT_free(q);
+	p256_verify_key_free(table);
 }
 
 int main(int argc, char **argv)
