@@ -33,7 +33,7 @@
 #include "listen.h"
 #include "log.h"
 #include "notify.h"
-#include "pool.h"
+#include "signers.h"
 #include "proc.h"
 #include "request.h"
 #include "selftest.h"
@@ -51,7 +51,7 @@ struct parent {
 	struct keytab prev;		/* the one before, while its signers may still answer */
 	uint32_t prev_gen;
 	struct listener_socket ls;
-	struct pool pool;
+	struct signers signers;
 	struct server srv;
 	struct audit audit;
 	struct event_base *base;
@@ -77,8 +77,8 @@ static void status_text(const struct parent *d, char *buf, size_t len)
 	snprintf(buf, len, "%s%s%llu requests served, %u/%u signers alive, %llu replaced, "
 	    "%llu resent", d->srv.stopping ? "stopping; " : "",
 	    d->audit.failing ? "audit failing; " : "",
-	    (unsigned long long)d->srv.stats.requests, d->pool.alive, d->pool.want,
-	    (unsigned long long)d->pool.stats.replaced, (unsigned long long)d->pool.stats.resent);
+	    (unsigned long long)d->srv.stats.requests, d->signers.alive, d->signers.want,
+	    (unsigned long long)d->signers.stats.replaced, (unsigned long long)d->signers.stats.resent);
 }
 
 /* STATUS= when the text changed since the last one: a quiet daemon sends nothing. */
@@ -99,7 +99,7 @@ static void watchdog_cb(evutil_socket_t fd, short what, void *arg)
 	struct parent *d = arg;
 
 	/* Keep-alives only while a signer answers: a daemon that cannot sign is not healthy. */
-	if (pool_healthy(&d->pool))
+	if (signers_healthy(&d->signers))
 		notify_watchdog();
 }
 
@@ -202,7 +202,7 @@ static int start_audit(struct parent *d)
 	return audit_start(&d->audit, d->base, k >= 0 ? &d->kt.pub[k] : NULL, &cbs);
 }
 
-/* ---- the pool's callbacks -------------------------------------------------------------- */
+/* ---- the signers' callbacks -------------------------------------------------------------- */
 
 static void ready_cb(void *arg, uint32_t gen)
 {
@@ -210,10 +210,10 @@ static void ready_cb(void *arg, uint32_t gen)
 	struct timeval tv = { .tv_sec = STATUS_EVERY_MS / 1000 };
 	keys_free(&d->prev);
 	d->prev = d->kt;
-	d->prev_gen = d->pool.generation;
+	d->prev_gen = d->signers.generation;
 	d->kt = d->next;
 	memset(&d->next, 0, sizeof(d->next));
-	pool_switch(&d->pool, gen);
+	signers_switch(&d->signers, gen);
 	if (d->ready) {
 		d->reloading = 0;
 		log_info("reloaded: key set %u, %zu key(s), in use", gen, d->kt.n);
@@ -230,7 +230,7 @@ static void ready_cb(void *arg, uint32_t gen)
 		return;
 	}
 	d->ready = 1;
-	log_info("ready: %u signers passed the self-test, %zu key(s)", d->pool.want, d->kt.n);
+	log_info("ready: %u signers passed the self-test, %zu key(s)", d->signers.want, d->kt.n);
 	status_text(d, d->status, sizeof(d->status));
 	notify_ready(d->status);
 	if (notify_enabled() && event_add(d->status_ev, &tv) != 0)
@@ -273,13 +273,13 @@ static int remap_cb(void *arg, uint32_t from, uint32_t key, uint32_t to)
 	struct parent *d = arg;
 	struct proto_key sel = { .kind = PROTO_KEY_ID };
 
-	if (from != d->prev_gen || to != d->pool.generation || key >= d->prev.n)
+	if (from != d->prev_gen || to != d->signers.generation || key >= d->prev.n)
 		return -1;
 	memcpy(sel.id, d->prev.pub[key].id, sizeof(sel.id));
 	return keys_find(&d->kt, &sel);
 }
 
-static const struct pool_callbacks pool_cbs = {
+static const struct signers_callbacks signers_cbs = {
 	.signed_cb = request_signed,
 	.ready_cb = ready_cb,
 	.changed_cb = changed_cb,
@@ -299,7 +299,7 @@ static int on_key_public(struct parent *d, const uint8_t *body, size_t len, int 
 	memcpy(&m, body, sizeof(m));
 	/* The first key of a new key set: 1 at start, the one after the set in use on reload. */
 	if (d->next.pub == NULL) {
-		if (m.generation != d->pool.generation + 1 || keys_alloc(&d->next, CONFIG_KEYS_MAX, 0) != 0)
+		if (m.generation != d->signers.generation + 1 || keys_alloc(&d->next, CONFIG_KEYS_MAX, 0) != 0)
 			return -1;
 		d->next.n = 0;
 		d->next_gen = m.generation;
@@ -325,9 +325,9 @@ static int on_keys_ready(struct parent *d, const uint8_t *body, size_t len, int 
 	struct ipc_keys_ready m;
 
 	memcpy(&m, body, sizeof(m));
-	if (m.generation != d->next_gen || m.nkeys != d->next.n || m.nsigners != d->pool.want)
+	if (m.generation != d->next_gen || m.nkeys != d->next.n || m.nsigners != d->signers.want)
 		return -1;
-	pool_expect(&d->pool, m.generation);
+	signers_expect(&d->signers, m.generation);
 	return 0;
 }
 
@@ -337,11 +337,11 @@ static int on_signer_fd(struct parent *d, const uint8_t *body, size_t len, int *
 	int r;
 
 	memcpy(&m, body, sizeof(m));
-	if (m.generation != d->pool.generation && m.generation != d->next_gen)
+	if (m.generation != d->signers.generation && m.generation != d->next_gen)
 		return -1;
-	/* A signer the pool cannot take is killed and replaced: not a fault of the key-holder. */
-	r = pool_add(&d->pool, m.generation, m.signer, (pid_t)m.pid, *fd);
-	*fd = -1;	/* the pool's now, or closed */
+	/* A signer the set cannot take is killed and replaced: not a fault of the key-holder. */
+	r = signers_add(&d->signers, m.generation, m.signer, (pid_t)m.pid, *fd);
+	*fd = -1;	/* the set's now, or closed */
 	if (r != 0)
 		restart_cb(d, m.signer);
 	return 0;
@@ -352,7 +352,7 @@ static int on_signer_exit(struct parent *d, const uint8_t *body, size_t len, int
 	struct ipc_signer_exit m;
 
 	memcpy(&m, body, sizeof(m));
-	pool_exited(&d->pool, m.signer, m.status);
+	signers_exited(&d->signers, m.signer, m.status);
 	return 0;
 }
 
@@ -566,11 +566,11 @@ static int start(struct parent *d, const char *path)
 		log_error("cannot set up the event loop");
 		return -1;
 	}
-	if (pool_init(&d->pool, d->base, d->cfg.workers, d->cfg.limits.max_inflight,
-		d->cfg.limits.worker_timeout_ms, &pool_cbs, d) != 0 ||
+	if (signers_init(&d->signers, d->base, d->cfg.workers, d->cfg.limits.max_inflight,
+		d->cfg.limits.worker_timeout_ms, &signers_cbs, d) != 0 ||
 	    start_keyholder(d, &signer_user) != 0)
 		return -1;
-	if (server_init(&d->srv, d->base, &d->cfg, &d->kt, &d->pool, &d->audit, d->ls.fd,
+	if (server_init(&d->srv, d->base, &d->cfg, &d->kt, &d->signers, &d->audit, d->ls.fd,
 	    request_handle) != 0) {
 		d->ls.fd = -1;
 		return -1;
@@ -637,15 +637,15 @@ static void finish(struct parent *d)
 
 	block_stop_signals();
 	if (d->base != NULL) {
-		pool_cancel(&d->pool, PROTO_E_SHUTTING_DOWN);
+		signers_cancel(&d->signers, PROTO_E_SHUTTING_DOWN);
 		server_free(&d->srv);
 		audit_stop(&d->audit);	/* the last records, and the stop checkpoint awaited */
 	}
 	audit_free(&d->audit);
 	/* The key-holder's channel first: once it has seen its end, it no longer replaces (or
-	 * reports) the signers that the pool's closed channels then make leave. */
+	 * reports) the signers that their closed channels then make leave. */
 	chan_close(&d->kh);
-	pool_close(&d->pool);
+	signers_close(&d->signers);
 	wait_keyholder(d);
 	listen_cleanup(&d->cfg, &d->ls);
 	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)

@@ -102,8 +102,8 @@ static void sign_request(struct server *s, const struct reply_to *to, int key, u
 		g->subject = *to->subject;
 	memcpy(g->key_name, kp->name, sizeof(g->key_name));
 	memcpy(g->key_id, kp->id, sizeof(g->key_id));
-	r = tls != NULL ? pool_sign_tls(s->pool, (uint32_t)key, tls, g) :
-	    pool_sign(s->pool, (uint32_t)key, digest, g);
+	r = tls != NULL ? signers_sign_tls(s->signers, (uint32_t)key, tls, g) :
+	    signers_sign(s->signers, (uint32_t)key, digest, g);
 	if (r != 0) {
 		free(g);
 		server_reply_error(s, to, (uint16_t)-r);
@@ -298,18 +298,18 @@ static json_t *status_json(const struct server *s)
 	    "s:I, s:b, s:I, s:o, s:I, s:o}",
 	    "version", P256SIGN_VERSION,
 	    "uptime_s", (json_int_t)((clock_now_us() / 1000 - s->stats.started_ms) / 1000),
-	    "workers", (int)s->pool->want, "workers_alive", (int)s->pool->alive,
-	    "workers_replaced", (json_int_t)s->pool->stats.replaced,
-	    "workers_hung", (json_int_t)s->pool->stats.hung,
-	    "requests_resent", (json_int_t)s->pool->stats.resent,
-	    "key_set", (json_int_t)s->pool->generation,
+	    "workers", (int)s->signers->want, "workers_alive", (int)s->signers->alive,
+	    "workers_replaced", (json_int_t)s->signers->stats.replaced,
+	    "workers_hung", (json_int_t)s->signers->stats.hung,
+	    "requests_resent", (json_int_t)s->signers->stats.resent,
+	    "key_set", (json_int_t)s->signers->generation,
 	    "connections", (json_int_t)s->nconns,
 	    "connections_total", (json_int_t)s->stats.connections,
 	    "requests", (json_int_t)s->stats.requests,
 	    "signatures", (json_int_t)s->stats.signatures,
 	    "precomputed_signatures", (json_int_t)s->stats.precomputed_signatures,
 	    "inflight", (json_int_t)s->inflight,
-	    "at_workers", (json_int_t)s->pool->inflight,
+	    "at_workers", (json_int_t)s->signers->inflight,
 	    "stopping", s->stopping,
 	    "max_frame_bytes", (json_int_t)s->cfg->limits.max_frame_bytes, "errors", errors,
 	    "log_lines_dropped", (json_int_t)log_dropped(), "audit", audit_status_json(s->audit));

@@ -10,15 +10,15 @@
 /*
  * Requests: the one function every frame passes through (request_handle; the place for access
  * control and audit), the answers the parent gives from public data (PING, PUBKEY, VERIFY,
- * LIST_KEYS, STATUS) and the hand-off of SIGN and SIGN_MESSAGE to a worker.
+ * LIST_KEYS, STATUS) and the hand-off of SIGN and SIGN_MESSAGE to a signer.
  */
 
 /* Decodes one frame (len bytes after the length prefix) from c and answers it, now or when a
- * worker replies. start_us is when the frame was taken. */
+ * signer replies. start_us is when the frame was taken. */
 void request_handle(struct server *s, struct conn *c, const uint8_t *frame, size_t len,
 	uint64_t start_us);
 
-/* The pool's signed_cb: a worker's answer (or a failure) for a request of request_handle. */
+/* The signers' signed_cb: a signer's answer (or a failure) for a request of request_handle. */
 void request_signed(void *ctx, uint16_t error, const uint8_t sig[P256_SIG_LEN], int from_pool);
 
 

@@ -80,7 +80,7 @@ static void conn_free(struct conn *c)
 	free(c);
 }
 
-/* Closes the socket; the struct stays until the last request sent to a worker on its behalf
+/* Closes the socket; the struct stays until the last request sent to a signer on its behalf
  * comes back, and while its frames are being taken. */
 static void conn_close(struct conn *c)
 {
@@ -495,7 +495,7 @@ static void expire_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct server *s = arg;
 
-	pool_expire(s->pool, s->cfg->limits.request_timeout_ms);
+	signers_expire(s->signers, s->cfg->limits.request_timeout_ms);
 }
 
 static void stop_cb(evutil_socket_t fd, short what, void *arg)
@@ -508,7 +508,7 @@ static void stop_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 int server_init(struct server *s, struct event_base *base, const struct config *cfg,
-	struct keytab *kt, struct pool *pool, struct audit *audit, int fd, server_frame_fn frame)
+	struct keytab *kt, struct signers *signers, struct audit *audit, int fd, server_frame_fn frame)
 {
 	/* Timeouts are checked a few times per period, so a request is answered at most 25 %
 	 * after its deadline. */
@@ -524,7 +524,7 @@ int server_init(struct server *s, struct event_base *base, const struct config *
 	s->frame = frame;
 	s->cfg = cfg;
 	s->kt = kt;
-	s->pool = pool;
+	s->signers = signers;
 	s->audit = audit;
 	s->stats.started_ms = clock_now_us() / 1000;
 	TAILQ_INIT(&s->conns);

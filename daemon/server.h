@@ -11,7 +11,7 @@
 #include "config.h"
 #include "keys.h"
 #include "policy.h"
-#include "pool.h"
+#include "signers.h"
 #include "proto.h"
 
 /*
@@ -45,7 +45,7 @@ struct server {
 	server_frame_fn frame;
 	const struct config *cfg;
 	struct keytab *kt;
-	struct pool *pool;
+	struct signers *signers;
 	struct evconnlistener *listener;
 	struct event *expire_ev;	/* request timeouts */
 	struct event *stop_ev;		/* bounds the orderly stop */
@@ -84,13 +84,13 @@ struct reply_to {
  * -1 (logged).
  */
 int server_init(struct server *s, struct event_base *base, const struct config *cfg,
-	struct keytab *kt, struct pool *pool, struct audit *audit, int fd, server_frame_fn frame);
+	struct keytab *kt, struct signers *signers, struct audit *audit, int fd, server_frame_fn frame);
 
 /* The audit's `written` callback (audit.h): releases the signatures whose record was written,
  * and answers audit-unavailable for those whose record was not. */
 void server_audit_written(void *arg, uint64_t ok_through, uint64_t tried_through);
 
-/* Starts accepting connections (after the workers passed their self-test). */
+/* Starts accepting connections (after the signers passed their self-test). */
 int server_accept(struct server *s);
 
 /*

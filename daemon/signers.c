@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
-/* Signers seen from the parent (pool.h). */
-#include "pool.h"
+/* Signers seen from the parent (signers.h). */
+#include "signers.h"
 
 #include <errno.h>
 #include <event2/buffer.h>
@@ -40,7 +40,7 @@ struct pending {
 };
 
 struct signer {
-	struct pool *pool;
+	struct signers *set;		/* the set it belongs to */
 	struct chan ch;			/* ch.fd -1: a free slot */
 	uint32_t id;
 	pid_t pid;
@@ -58,7 +58,7 @@ static int signing(uint16_t type)
 	return type == IPC_SIGN || type == IPC_SIGN_TLS;
 }
 
-static size_t ring_cap(const struct pool *p)
+static size_t ring_cap(const struct signers *p)
 {
 	/* The signing requests, plus a self-test and a ping. */
 	return p->max_inflight + 2;
@@ -79,23 +79,23 @@ static uint64_t silent_us(const struct signer *w, uint64_t now)
  * (silent for a quarter of the timeout with work outstanding). */
 static int usable(const struct signer *w, uint64_t now)
 {
-	return in_use(w) && !w->draining && w->generation == w->pool->generation &&
-	    silent_us(w, now) < (uint64_t)w->pool->timeout_ms * 1000 / 4;
+	return in_use(w) && !w->draining && w->generation == w->set->generation &&
+	    silent_us(w, now) < (uint64_t)w->set->timeout_ms * 1000 / 4;
 }
 
-static void backlog_push(struct pool *p, const struct pending *pe)
+static void backlog_push(struct signers *p, const struct pending *pe)
 {
 	/* Cannot overflow: the backlog holds signing requests only, at most max_inflight. */
 	p->backlog[(p->bl_head + p->bl_count) % p->max_inflight] = *pe;
 	p->bl_count++;
 }
 
-static void dispatch(struct pool *p);
+static void dispatch(struct signers *p);
 
 /* Drops a signer: closes its channel, sends its unanswered requests again elsewhere. */
 static void signer_fail(struct signer *w, const char *why, int kill_it)
 {
-	struct pool *p = w->pool;
+	struct signers *p = w->set;
 
 	if (!in_use(w))
 		return;
@@ -129,7 +129,7 @@ static void signer_fail(struct signer *w, const char *why, int kill_it)
 /* Queues one message to w and records it (now: the caller's clock reading); 0 or -1. */
 static int send_msg(struct signer *w, const struct pending *pe, uint64_t now)
 {
-	struct pool *p = w->pool;
+	struct signers *p = w->set;
 	uint8_t buf[IPC_SIGNER_REQ_MAX];
 	size_t len = 0, body = pe->type == IPC_SIGN ? sizeof(pe->req.sign) :
 	    pe->type == IPC_SIGN_TLS ? sizeof(pe->req.tls) : 0;
@@ -151,7 +151,7 @@ static int send_msg(struct signer *w, const struct pending *pe, uint64_t now)
 
 static int send_control(struct signer *w, uint16_t type)
 {
-	struct pending pe = { .id = w->pool->next_id++, .type = type };
+	struct pending pe = { .id = w->set->next_id++, .type = type };
 
 	return send_msg(w, &pe, clock_now_us());
 }
@@ -161,7 +161,7 @@ static int send_control(struct signer *w, uint16_t type)
  * the requests they send in one go (a request is a few microseconds; the hung-signer test
  * counts in fractions of a second), not once per request.
  */
-static struct signer *pick(struct pool *p, uint64_t now)
+static struct signer *pick(struct signers *p, uint64_t now)
 {
 	struct signer *best = NULL;
 
@@ -172,7 +172,7 @@ static struct signer *pick(struct pool *p, uint64_t now)
 }
 
 /* Sends the waiting requests to signers that can take them. */
-static void dispatch(struct pool *p)
+static void dispatch(struct signers *p)
 {
 	uint64_t now = clock_now_us();
 	struct signer *w;
@@ -213,7 +213,7 @@ static void dispatch(struct pool *p)
 static int take_reply(struct signer *w, const struct ipc_header *h, const uint8_t *body,
 	uint64_t now)
 {
-	struct pool *p = w->pool;
+	struct signers *p = w->set;
 	struct pending pe;
 	struct ipc_signature s;
 	struct cursor c;
@@ -256,7 +256,7 @@ static int take_reply(struct signer *w, const struct ipc_header *h, const uint8_
 
 static void flush_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct pool *p = arg;
+	struct signers *p = arg;
 
 	for (size_t i = 0; i < p->nslots; i++)
 		if (in_use(&p->s[i]) && chan_flush(&p->s[i].ch) < 0)
@@ -314,13 +314,13 @@ static void signer_read_cb(evutil_socket_t fd, short what, void *arg)
 	if (w->draining && w->count == 0)
 		chan_close(&w->ch);	/* its generation has gone: it exits at end of file */
 	else
-		dispatch(w->pool);
+		dispatch(w->set);
 }
 
 /* Hung signers, pings of idle ones, and the end when no signer is coming back. */
 static void tick_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct pool *p = arg;
+	struct signers *p = arg;
 	uint64_t now = clock_now_us();
 	int ping = now - p->last_ping_us >= PING_EVERY_US;
 
@@ -347,8 +347,8 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 		p->cb->fatal_cb(p->arg, "no signer has come back");
 }
 
-int pool_init(struct pool *p, struct event_base *base, unsigned want, size_t max_inflight,
-	unsigned timeout_ms, const struct pool_callbacks *cb, void *arg)
+int signers_init(struct signers *p, struct event_base *base, unsigned want, size_t max_inflight,
+	unsigned timeout_ms, const struct signers_callbacks *cb, void *arg)
 {
 	/* Often enough that a hung signer is dropped within a tenth of its timeout, or 100 ms. */
 	unsigned every_ms = timeout_ms / 10 < 100 ? (timeout_ms / 10 ? timeout_ms / 10 : 1) : 100;
@@ -366,7 +366,7 @@ int pool_init(struct pool *p, struct event_base *base, unsigned want, size_t max
 	if ((p->s = calloc(p->nslots, sizeof(*p->s))) == NULL)
 		goto fail;
 	for (size_t i = 0; i < p->nslots; i++) {
-		p->s[i].pool = p;
+		p->s[i].set = p;
 		p->s[i].ch.fd = -1;
 		if ((p->s[i].ring = calloc(ring_cap(p), sizeof(*p->s[i].ring))) == NULL)
 			goto fail;
@@ -378,19 +378,19 @@ int pool_init(struct pool *p, struct event_base *base, unsigned want, size_t max
 		goto fail;
 	return 0;
 fail:
-	log_error("cannot set up the signer pool");
+	log_error("cannot set up the signers");
 	return -1;
 }
 
-void pool_expect(struct pool *p, uint32_t gen)
+void signers_expect(struct signers *p, uint32_t gen)
 {
 	p->starting = gen;
 	p->started = 0;
 }
 
 /* A free slot, or NULL. There are 2 x want: the current generation and one being replaced by a
- * reload (pool_switch); a replacement takes the slot its dead signer left. */
-static struct signer *free_slot(struct pool *p)
+ * reload (signers_switch); a replacement takes the slot its dead signer left. */
+static struct signer *free_slot(struct signers *p)
 {
 	for (size_t i = 0; i < p->nslots; i++)
 		if (!in_use(&p->s[i]))
@@ -398,7 +398,7 @@ static struct signer *free_slot(struct pool *p)
 	return NULL;
 }
 
-int pool_add(struct pool *p, uint32_t gen, uint32_t id, pid_t pid, int fd)
+int signers_add(struct signers *p, uint32_t gen, uint32_t id, pid_t pid, int fd)
 {
 	struct signer *w = free_slot(p);
 
@@ -427,7 +427,7 @@ int pool_add(struct pool *p, uint32_t gen, uint32_t id, pid_t pid, int fd)
 	return 0;
 }
 
-void pool_exited(struct pool *p, uint32_t id, int status)
+void signers_exited(struct signers *p, uint32_t id, int status)
 {
 	char why[64];
 
@@ -446,7 +446,7 @@ void pool_exited(struct pool *p, uint32_t id, int status)
 	}
 }
 
-void pool_switch(struct pool *p, uint32_t gen)
+void signers_switch(struct signers *p, uint32_t gen)
 {
 	p->generation = gen;
 	p->alive = 0;
@@ -468,7 +468,7 @@ void pool_switch(struct pool *p, uint32_t gen)
 }
 
 /* Sends pe to the least busy signer, or keeps it until one can take it. */
-static int submit(struct pool *p, struct pending *pe)
+static int submit(struct signers *p, struct pending *pe)
 {
 	struct signer *w;
 	uint64_t now;
@@ -491,7 +491,7 @@ static int submit(struct pool *p, struct pending *pe)
 	return 0;
 }
 
-int pool_sign(struct pool *p, uint32_t key, const uint8_t digest[P256_DIGEST_LEN], void *ctx)
+int signers_sign(struct signers *p, uint32_t key, const uint8_t digest[P256_DIGEST_LEN], void *ctx)
 {
 	struct pending pe = { .type = IPC_SIGN, .ctx = ctx, .req.sign.key = key };
 
@@ -499,7 +499,7 @@ int pool_sign(struct pool *p, uint32_t key, const uint8_t digest[P256_DIGEST_LEN
 	return submit(p, &pe);
 }
 
-int pool_sign_tls(struct pool *p, uint32_t key, const struct proto_tls *tls, void *ctx)
+int signers_sign_tls(struct signers *p, uint32_t key, const struct proto_tls *tls, void *ctx)
 {
 	struct pending pe = { .type = IPC_SIGN_TLS, .ctx = ctx, .req.tls.key = key };
 
@@ -507,7 +507,7 @@ int pool_sign_tls(struct pool *p, uint32_t key, const struct proto_tls *tls, voi
 	return submit(p, &pe);
 }
 
-int pool_healthy(const struct pool *p)
+int signers_healthy(const struct signers *p)
 {
 	uint64_t now = clock_now_us();
 
@@ -518,7 +518,7 @@ int pool_healthy(const struct pool *p)
 }
 
 /* Calls fn on every signing request not yet answered: in the signers' rings and waiting. */
-static void each_request(struct pool *p, void (*fn)(struct pool *, struct pending *, void *),
+static void each_request(struct signers *p, void (*fn)(struct signers *, struct pending *, void *),
 	void *arg)
 {
 	for (size_t i = 0; i < p->nslots; i++) {
@@ -536,7 +536,7 @@ struct finish {
 	uint16_t error;
 };
 
-static void finish_one(struct pool *p, struct pending *pe, void *arg)
+static void finish_one(struct signers *p, struct pending *pe, void *arg)
 {
 	const struct finish *f = arg;
 	void *ctx = pe->ctx;
@@ -547,7 +547,7 @@ static void finish_one(struct pool *p, struct pending *pe, void *arg)
 	p->cb->signed_cb(ctx, f->error, NULL, 0);
 }
 
-void pool_expire(struct pool *p, unsigned timeout_ms)
+void signers_expire(struct signers *p, unsigned timeout_ms)
 {
 	uint64_t now = clock_now_us();
 	struct finish f = { .error = PROTO_E_TIMEOUT };
@@ -558,14 +558,14 @@ void pool_expire(struct pool *p, unsigned timeout_ms)
 	each_request(p, finish_one, &f);
 }
 
-void pool_cancel(struct pool *p, uint16_t error)
+void signers_cancel(struct signers *p, uint16_t error)
 {
 	struct finish f = { .error = error };
 
 	each_request(p, finish_one, &f);
 }
 
-void pool_close(struct pool *p)
+void signers_close(struct signers *p)
 {
 	for (size_t i = 0; i < p->nslots; i++) {
 		chan_close(&p->s[i].ch);
