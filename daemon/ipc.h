@@ -127,7 +127,7 @@ struct ipc_signer_exit {
 /*
  * A signer writes the answers of a batch after every IPC_ANSWERS_PER_WRITE of them, not only at
  * its end, so that its clients can turn the first answers round while it signs the rest
- * (docs/performance.md, "A worker's answers, 16 to a write").
+ * (docs/performance.md, "A signer's answers, 16 to a write").
  */
 #define IPC_ANSWERS_PER_WRITE 16
 
