@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,7 @@ struct parent {
 	struct audit audit;
 	struct event_base *base;
 	struct chan kh;			/* the key-holder's channel */
+	struct ipc_peer kh_peer;	/* its messages: their handlers and order */
 	pid_t kh_pid;
 	struct event *sig_term, *sig_int, *sig_hup, *sig_chld, *watchdog_ev, *status_ev;
 	uint64_t watchdog_usec;
@@ -290,17 +292,21 @@ static const struct signers_callbacks signers_cbs = {
 
 /* ---- the key-holder's messages ---------------------------------------------------------- */
 
-static int on_key_public(struct parent *d, const uint8_t *body, size_t len, int *fd)
+/* The generations and the order of a key set's messages are the table's flags
+ * (ipc-messages.h): ipc_dispatch has checked them before these run. */
+
+static int on_key_public(void *ctx, struct ipc_msg *msg)
 {
+	struct parent *d = ctx;
 	struct ipc_key_public m;
 	struct config_key ck;
 	char name[PROTO_NAME_MAX + 1];
 
-	memcpy(&m, body, sizeof(m));
-	/* The first key of a new key set: 1 at start, the one after the set in use on reload. */
+	memcpy(&m, msg->body, sizeof(m));
+	/* The first key of a new key set: 1 at start, the one after the last on reload. */
 	if (d->next.pub == NULL) {
-		if (m.generation != d->signers.generation + 1 || keys_alloc(&d->next, CONFIG_KEYS_MAX, 0) != 0)
-			return -1;
+		if (keys_alloc(&d->next, CONFIG_KEYS_MAX, 0) != 0)
+			return IPC_ERR_CONTENT;
 		d->next.n = 0;
 		d->next_gen = m.generation;
 	}
@@ -308,66 +314,71 @@ static int on_key_public(struct parent *d, const uint8_t *body, size_t len, int 
 	    m.name_len == 0 || m.name_len > PROTO_NAME_MAX || p256_point_check(m.point) != 0 ||
 	    m.allow.nusers > POLICY_IDS_MAX || m.allow.ngroups > POLICY_IDS_MAX ||
 	    m.purpose > POLICY_PURPOSE_AUDIT || m.max_signatures_per_second > CONFIG_RATE_MAX)
-		return -1;
+		return IPC_ERR_FIELD;
 	memcpy(name, m.name, m.name_len);
 	name[m.name_len] = '\0';
 	ck = (struct config_key){ .name = name, .nonce = (enum p256_nonce)m.nonce,
 		.verify_after_sign = m.verify_after_sign, .purpose = (enum policy_purpose)m.purpose,
 		.allow = m.allow, .max_signatures_per_second = m.max_signatures_per_second };
 	if (keys_set_public(&d->next.pub[d->next.n], &ck, m.point) != 0)
-		return -1;
+		return IPC_ERR_CONTENT;
 	d->next.n++;
 	return 0;
 }
 
-static int on_keys_ready(struct parent *d, const uint8_t *body, size_t len, int *fd)
+static int on_keys_ready(void *ctx, struct ipc_msg *msg)
 {
+	struct parent *d = ctx;
 	struct ipc_keys_ready m;
 
-	memcpy(&m, body, sizeof(m));
-	if (m.generation != d->next_gen || m.nkeys != d->next.n || m.nsigners != d->signers.want)
-		return -1;
+	memcpy(&m, msg->body, sizeof(m));
+	if (m.nkeys != d->next.n || m.nsigners != d->signers.want)
+		return IPC_ERR_FIELD;
 	signers_expect(&d->signers, m.generation);
 	return 0;
 }
 
-static int on_signer_fd(struct parent *d, const uint8_t *body, size_t len, int *fd)
+static int on_signer_fd(void *ctx, struct ipc_msg *msg)
 {
+	struct parent *d = ctx;
 	struct ipc_signer m;
 	int r;
 
-	memcpy(&m, body, sizeof(m));
-	if (m.generation != d->signers.generation && m.generation != d->next_gen)
-		return -1;
+	memcpy(&m, msg->body, sizeof(m));
 	/* A signer the set cannot take is killed and replaced: not a fault of the key-holder. */
-	r = signers_add(&d->signers, m.generation, m.signer, (pid_t)m.pid, *fd);
-	*fd = -1;	/* the set's now, or closed */
+	r = signers_add(&d->signers, m.generation, m.signer, (pid_t)m.pid, msg->fd);
+	msg->fd = -1;	/* the set's now, or closed */
 	if (r != 0)
 		restart_cb(d, m.signer);
 	return 0;
 }
 
-static int on_signer_exit(struct parent *d, const uint8_t *body, size_t len, int *fd)
+static int on_signer_exit(void *ctx, struct ipc_msg *msg)
 {
+	struct parent *d = ctx;
 	struct ipc_signer_exit m;
 
-	memcpy(&m, body, sizeof(m));
+	memcpy(&m, msg->body, sizeof(m));
 	signers_exited(&d->signers, m.signer, m.status);
 	return 0;
 }
 
-static int on_audit_sealed(struct parent *d, const uint8_t *body, size_t len, int *fd)
+static int on_audit_sealed(void *ctx, struct ipc_msg *msg)
 {
+	struct parent *d = ctx;
 	struct ipc_audit_sealed m;
 
-	memcpy(&m, body, sizeof(m));
+	memcpy(&m, msg->body, sizeof(m));
 	audit_sealed(&d->audit, &m);
 	return 0;
 }
 
-static int on_reload_failed(struct parent *d, const uint8_t *body, size_t len, int *fd)
+static int on_reload_failed(void *ctx, struct ipc_msg *msg)
 {
-	log_error("reload refused, the keys in use stay: %.*s", (int)len, (const char *)body);
+	struct parent *d = ctx;
+
+	log_error("reload refused, the keys in use stay: %.*s", (int)msg->h.len,
+	    (const char *)msg->body);
 	keys_free(&d->next);
 	d->next_gen = 0;
 	d->reloading = 0;
@@ -375,17 +386,14 @@ static int on_reload_failed(struct parent *d, const uint8_t *body, size_t len, i
 	return 0;
 }
 
-/* The parent's peer table for the key-holder: its messages and their handlers. */
-static const struct {
-	uint16_t type;
-	int (*fn)(struct parent *d, const uint8_t *body, size_t len, int *fd);
-} keyholder_handlers[] = {
-	{ IPC_KEY_PUBLIC, on_key_public },
-	{ IPC_KEYS_READY, on_keys_ready },
-	{ IPC_SIGNER_FD, on_signer_fd },
-	{ IPC_SIGNER_EXIT, on_signer_exit },
-	{ IPC_RELOAD_FAILED, on_reload_failed },
-	{ IPC_AUDIT_SEALED, on_audit_sealed },
+/* The parent's handlers of the key-holder's messages. */
+static const ipc_handler keyholder_handlers[IPC_TYPE_MAX] = {
+	[IPC_KEY_PUBLIC] = on_key_public,
+	[IPC_KEYS_READY] = on_keys_ready,
+	[IPC_SIGNER_FD] = on_signer_fd,
+	[IPC_SIGNER_EXIT] = on_signer_exit,
+	[IPC_RELOAD_FAILED] = on_reload_failed,
+	[IPC_AUDIT_SEALED] = on_audit_sealed,
 };
 
 /* The one descriptor passed with a record, or -1; more than one is a fault (all closed). */
@@ -415,29 +423,20 @@ static int passed_fd(struct msghdr *msg, int *fd)
 }
 
 /* Handles one record and the descriptor that came with it (closed unless a handler took it):
- * 0, or -1 when the key-holder broke the protocol. */
+ * 0, or a negative enum ipc_err when the key-holder broke the protocol. A record holds whole
+ * messages only. */
 static int keyholder_record(struct parent *d, const uint8_t *buf, size_t n, int fd)
 {
-	size_t off = 0, used;
-	struct ipc_header h;
-	const uint8_t *body;
-	int r;
+	size_t used;
+	int r = ipc_dispatch(&d->kh_peer, buf, n, SIZE_MAX, &fd, &used);
 
-	while ((r = ipc_next(buf + off, n - off, PROC_KEYHOLDER, PROC_PARENT, &h, &body,
-		    &used)) == 0) {
-		size_t i, count = sizeof(keyholder_handlers) / sizeof(keyholder_handlers[0]);
-
-		for (i = 0; i < count && keyholder_handlers[i].type != h.type; i++)
-			;
-		/* A descriptor travels alone with the message that announces it. */
-		if (i == count || (fd >= 0) != (h.type == IPC_SIGNER_FD) ||
-		    keyholder_handlers[i].fn(d, body, h.len, &fd) != 0)
-			break;
-		off += used;
-	}
+	if (r == 0 && used != n)
+		r = IPC_ERR_LENGTH;
+	if (r == 0 && fd >= 0)
+		r = IPC_ERR_FD;		/* no message took it */
 	if (fd >= 0)
 		close(fd);
-	return r == IPC_PARTIAL && off == n ? 0 : -1;
+	return r;
 }
 
 static void keyholder_read_cb(evutil_socket_t sock, short what, void *arg)
@@ -452,7 +451,7 @@ static void keyholder_read_cb(evutil_socket_t sock, short what, void *arg)
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.space,
 		.msg_controllen = sizeof(ctl.space) };
 	ssize_t n = recvmsg(d->kh.fd, &msg, MSG_CMSG_CLOEXEC);
-	int fd = -1, bad;
+	int fd = -1, bad, r;
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
@@ -461,10 +460,13 @@ static void keyholder_read_cb(evutil_socket_t sock, short what, void *arg)
 		return;
 	}
 	bad = passed_fd(&msg, &fd) != 0;
-	if (keyholder_record(d, buf, (size_t)n, bad ? -1 : fd) != 0 || bad) {
-		if (bad && fd >= 0)
+	if (bad) {
+		if (fd >= 0)
 			close(fd);
 		fail(d, "the key-holder sent a message the table refuses");
+	} else if ((r = keyholder_record(d, buf, (size_t)n, fd)) != 0) {
+		log_error("the key-holder %s", ipc_err_text(r));
+		fail(d, "the key-holder broke the protocol");
 	}
 }
 
@@ -503,6 +505,7 @@ static int start_keyholder(struct parent *d, const struct proc_user *signer_user
 		d->ls.fd = -1;
 		keyholder_main(PROC_CHANNEL_FD, &d->cfg, signer_user);
 	}
+	ipc_peer_init(&d->kh_peer, PROC_KEYHOLDER, PROC_PARENT, keyholder_handlers, d);
 	if (chan_open(&d->kh, d->base, fd, keyholder_read_cb, keyholder_write_cb, d) != 0) {
 		close(fd);
 		log_error("cannot watch the key-holder");

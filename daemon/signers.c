@@ -7,6 +7,7 @@
 #include <event2/event.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -48,6 +49,8 @@ struct signer {
 	int passed;			/* answered its self-test */
 	int draining;			/* of an older generation: closes once its ring is empty */
 	uint64_t progress_us;		/* its last answer, or when it last went from idle to busy */
+	uint64_t read_us;		/* the read being handled: its replies' time */
+	struct ipc_peer peer;		/* its replies and their handlers */
 	struct pending *ring;		/* oldest first */
 	size_t head, count;
 };
@@ -207,52 +210,84 @@ static void dispatch(struct signers *p)
 }
 
 /*
- * The oldest request sent to w, answered (at now, the time of the read that brought it): 0, -1
- * when the reply matches none, or IPC_ERR_FIELD when a field of its signature is out of range.
+ * The oldest request sent to w, which the reply m must answer (its id and the type the table
+ * expects), taken off the ring, with the signature m carries when it has one. 0, IPC_ERR_REPLY
+ * when m answers no request, or IPC_ERR_FIELD when a field of its signature is out of range.
  */
-static int take_reply(struct signer *w, const struct ipc_header *h, const uint8_t *body,
-	uint64_t now)
+static int take_reply(struct signer *w, const struct ipc_msg *m, struct pending *pe,
+	struct ipc_signature *s)
 {
+	struct cursor c;
+
+	memset(s, 0, sizeof(*s));
+	cursor_init(&c, m->body, m->h.len);
+	if (w->count == 0 || w->ring[w->head].id != m->h.id ||
+	    ipc_reply_type(w->ring[w->head].type) != m->h.type)
+		return IPC_ERR_REPLY;
+	if (m->h.len > 0 && (cursor_copy(&c, s, sizeof(*s)) != 0 || ipc_signature_check(s) != 0))
+		return IPC_ERR_FIELD;
+	*pe = w->ring[w->head];
+	w->head = (w->head + 1) % ring_cap(w->set);
+	w->count--;
+	w->progress_us = w->read_us;
+	return 0;
+}
+
+static int on_signature(void *ctx, struct ipc_msg *m)
+{
+	struct signer *w = ctx;
 	struct signers *p = w->set;
 	struct pending pe;
 	struct ipc_signature s;
-	struct cursor c;
+	int r;
 
-	memset(&s, 0, sizeof(s));
-	cursor_init(&c, body, h->len);
-	if (w->count == 0 || w->ring[w->head].id != h->id ||
-	    ipc_reply_type(w->ring[w->head].type) != h->type ||
-	    (h->len > 0 && cursor_copy(&c, &s, sizeof(s)) != 0))
-		return -1;
-	if (ipc_signature_check(&s) != 0)
-		return IPC_ERR_FIELD;
-	pe = w->ring[w->head];
-	w->head = (w->head + 1) % ring_cap(p);
-	w->count--;
-	w->progress_us = now;
-	switch (h->type) {
-	case IPC_SIGNATURE:
-		p->inflight--;
-		if (pe.ctx != NULL)
-			p->cb->signed_cb(pe.ctx, s.result == 0 ? 0 : s.result == P256_ERR_FAULT ?
-			    PROTO_E_SIGN_FAILED : PROTO_E_INTERNAL, s.sig, (int)s.from_pool);
-		break;
-	case IPC_SELFTEST_RESULT:
-		if (s.result != 0 || !selftest_kat_matches(s.sig)) {
-			log_error("signer %d failed its self-test: %s", (int)w->pid,
-			    s.result != 0 ? p256_err_tag(s.result) : "wrong known-answer signature");
-			return -1;
-		}
-		w->passed = 1;
-		p->failed_starts = 0;
-		if (p->starting == w->generation && ++p->started == p->want) {
-			p->starting = 0;
-			p->cb->ready_cb(p->arg, w->generation);
-		}
-		break;
+	if ((r = take_reply(w, m, &pe, &s)) != 0)
+		return r;
+	p->inflight--;
+	if (pe.ctx != NULL)
+		p->cb->signed_cb(pe.ctx, s.result == 0 ? 0 : s.result == P256_ERR_FAULT ?
+		    PROTO_E_SIGN_FAILED : PROTO_E_INTERNAL, s.sig, (int)s.from_pool);
+	return 0;
+}
+
+static int on_selftest_result(void *ctx, struct ipc_msg *m)
+{
+	struct signer *w = ctx;
+	struct signers *p = w->set;
+	struct pending pe;
+	struct ipc_signature s;
+	int r;
+
+	if ((r = take_reply(w, m, &pe, &s)) != 0)
+		return r;
+	if (s.result != 0 || !selftest_kat_matches(s.sig)) {
+		log_error("signer %d failed its self-test: %s", (int)w->pid,
+		    s.result != 0 ? p256_err_tag(s.result) : "wrong known-answer signature");
+		return IPC_ERR_CONTENT;
+	}
+	w->passed = 1;
+	p->failed_starts = 0;
+	if (p->starting == w->generation && ++p->started == p->want) {
+		p->starting = 0;
+		p->cb->ready_cb(p->arg, w->generation);
 	}
 	return 0;
 }
+
+static int on_pong(void *ctx, struct ipc_msg *m)
+{
+	struct pending pe;
+	struct ipc_signature s;
+
+	return take_reply(ctx, m, &pe, &s);
+}
+
+/* The parent's handlers of a signer's replies. */
+static const ipc_handler reply_handlers[IPC_TYPE_MAX] = {
+	[IPC_SIGNATURE] = on_signature,
+	[IPC_SELFTEST_RESULT] = on_selftest_result,
+	[IPC_PONG] = on_pong,
+};
 
 static void flush_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -274,13 +309,12 @@ static void signer_write_cb(evutil_socket_t fd, short what, void *arg)
 static void signer_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct signer *w = arg;
-	size_t len, off = 0, used;
+	size_t len, used;
 	const uint8_t *buf;
-	struct ipc_header h;
-	const uint8_t *body;
 	ssize_t n = chan_read(&w->ch, 65536);
-	uint64_t now = clock_now_us();
 	int r;
+
+	w->read_us = clock_now_us();
 
 	/* A signer that dies with bytes unread leaves ECONNRESET rather than end of file. */
 	if (n == 0 || (n < 0 && errno == ECONNRESET)) {
@@ -297,20 +331,11 @@ static void signer_read_cb(evutil_socket_t fd, short what, void *arg)
 		signer_fail(w, "out of memory", 1);
 		return;
 	}
-	while ((r = ipc_next(buf + off, len - off, PROC_SIGNER, PROC_PARENT, &h, &body,
-		    &used)) == 0) {
-		if ((r = take_reply(w, &h, body, now)) != 0) {
-			signer_fail(w, r == IPC_ERR_FIELD ? "sent a signature with a field out of range" :
-			    "sent a reply that matches no request", 1);
-			return;
-		}
-		off += used;
-	}
-	if (r != IPC_PARTIAL) {
-		signer_fail(w, "sent a message the table refuses", 1);
+	if ((r = ipc_dispatch(&w->peer, buf, len, SIZE_MAX, NULL, &used)) != 0) {
+		signer_fail(w, ipc_err_text(r), 1);
 		return;
 	}
-	evbuffer_drain(w->ch.in, off);
+	evbuffer_drain(w->ch.in, used);
 	if (w->draining && w->count == 0)
 		chan_close(&w->ch);	/* its generation has gone: it exits at end of file */
 	else
@@ -413,6 +438,7 @@ int signers_add(struct signers *p, uint32_t gen, uint32_t id, pid_t pid, int fd)
 	w->passed = 0;
 	w->draining = 0;
 	w->head = w->count = 0;
+	ipc_peer_init(&w->peer, PROC_SIGNER, PROC_PARENT, reply_handlers, w);
 	if (gen == p->generation) {
 		p->alive++;
 		if (p->starting != gen)
