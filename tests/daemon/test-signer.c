@@ -25,6 +25,7 @@
 #include "ipc.h"
 #include "keys.h"
 #include "signer.h"
+#include "signer-pools.h"
 
 /* RFC 6979 A.2.5's private key and a second one (verify_after_sign); the signatures are checked
  * against p256_sign in this process. */
