@@ -535,11 +535,46 @@ static const char *dir_of(const char *path, char buf[PATH_MAX])
 	return dirname(buf);
 }
 
+/* The event loop and its signals and timers (the timers are armed once the daemon is ready). */
+static int setup_events(struct parent *d)
+{
+	if ((d->base = event_base_new()) == NULL ||
+	    (d->sig_term = evsignal_new(d->base, SIGTERM, stop_cb, d)) == NULL ||
+	    (d->sig_int = evsignal_new(d->base, SIGINT, stop_cb, d)) == NULL ||
+	    (d->sig_hup = evsignal_new(d->base, SIGHUP, hup_cb, d)) == NULL ||
+	    (d->sig_chld = evsignal_new(d->base, SIGCHLD, chld_cb, d)) == NULL ||
+	    (d->watchdog_ev = event_new(d->base, -1, EV_PERSIST, watchdog_cb, d)) == NULL ||
+	    (d->status_ev = event_new(d->base, -1, EV_PERSIST, status_cb, d)) == NULL ||
+	    event_add(d->sig_term, NULL) != 0 || event_add(d->sig_int, NULL) != 0 ||
+	    event_add(d->sig_hup, NULL) != 0 || event_add(d->sig_chld, NULL) != 0) {
+		log_error("cannot set up the event loop");
+		return -1;
+	}
+	return 0;
+}
+
+/* The parent's own privileges dropped: to `user`, into its sandbox. The audit file is opened
+ * again beneath its directory after a rotation; a socket the daemon made is removed at exit. */
+static int drop_parent(struct parent *d, const struct proc_user *user)
+{
+	char audit_dir[PATH_MAX], socket_dir[PATH_MAX];
+	struct proc_paths paths = { NULL, NULL, NULL };
+
+	paths.audit_dir = dir_of(d->cfg.audit.file, audit_dir);
+	paths.socket_dir = d->ls.activated ? NULL : dir_of(d->cfg.socket, socket_dir);
+	if (proc_drop(PROC_PARENT, user, &paths) != 0)
+		return -1;
+	d->srv.daemon_uid = geteuid();	/* may use the keys that have no "allow" */
+	if (user->set)
+		log_info("running as user %s (uid %u, gid %u)", user->name, (unsigned)user->uid,
+		    (unsigned)user->gid);
+	return 0;
+}
+
 static int start(struct parent *d, const char *path)
 {
-	char err[512], audit_dir[PATH_MAX], socket_dir[PATH_MAX];
+	char err[512];
 	struct proc_user user, signer_user;
-	struct proc_paths paths = { NULL, NULL, NULL };
 
 	if (config_load(path, &d->cfg, err, sizeof(err)) != 0) {
 		log_error("%s", err);
@@ -557,18 +592,8 @@ static int start(struct parent *d, const char *path)
 	d->watchdog_usec = notify_watchdog_usec();
 	if (listen_open(&d->cfg, &d->ls) != 0)
 		return -1;
-	if ((d->base = event_base_new()) == NULL ||
-	    (d->sig_term = evsignal_new(d->base, SIGTERM, stop_cb, d)) == NULL ||
-	    (d->sig_int = evsignal_new(d->base, SIGINT, stop_cb, d)) == NULL ||
-	    (d->sig_hup = evsignal_new(d->base, SIGHUP, hup_cb, d)) == NULL ||
-	    (d->sig_chld = evsignal_new(d->base, SIGCHLD, chld_cb, d)) == NULL ||
-	    (d->watchdog_ev = event_new(d->base, -1, EV_PERSIST, watchdog_cb, d)) == NULL ||
-	    (d->status_ev = event_new(d->base, -1, EV_PERSIST, status_cb, d)) == NULL ||
-	    event_add(d->sig_term, NULL) != 0 || event_add(d->sig_int, NULL) != 0 ||
-	    event_add(d->sig_hup, NULL) != 0 || event_add(d->sig_chld, NULL) != 0) {
-		log_error("cannot set up the event loop");
+	if (setup_events(d) != 0)
 		return -1;
-	}
 	if (signers_init(&d->signers, d->base, d->cfg.workers, d->cfg.limits.max_inflight,
 		d->cfg.limits.worker_timeout_ms, &signers_cbs, d) != 0 ||
 	    start_keyholder(d, &signer_user) != 0)
@@ -583,17 +608,7 @@ static int start(struct parent *d, const char *path)
 		log_error("the parent's self-test failed");
 		return -1;
 	}
-	/* The audit file is opened again beneath its directory after a rotation; a socket the
-	 * daemon made is removed at exit. */
-	paths.audit_dir = dir_of(d->cfg.audit.file, audit_dir);
-	paths.socket_dir = d->ls.activated ? NULL : dir_of(d->cfg.socket, socket_dir);
-	if (proc_drop(PROC_PARENT, &user, &paths) != 0)
-		return -1;
-	d->srv.daemon_uid = geteuid();	/* may use the keys that have no "allow" */
-	if (user.set)
-		log_info("running as user %s (uid %u, gid %u)", user.name, (unsigned)user.uid,
-		    (unsigned)user.gid);
-	return 0;
+	return drop_parent(d, &user);
 }
 
 /*
