@@ -27,17 +27,31 @@
 /* Idle signers are pinged this often, so that a stopped one is found before it gets work. */
 #define PING_EVERY_US (1000 * 1000)
 
-/* A request sent to a signer, or waiting for one: everything needed to send it again. */
-struct pending {
-	uint64_t id;
-	uint16_t type;			/* the IPC type sent */
-	uint64_t first_us;		/* when the request first went out: its timeout counts from here */
-	void *ctx;			/* IPC_SIGN: the caller's request; NULL once answered */
+/*
+ * A client's signing request, from its submission until every copy of it is answered or
+ * dropped: it may be at several signers at once (sent again when the one holding it fell under
+ * suspicion), and its first answer is the one the client receives.
+ */
+struct request {
+	void *ctx;			/* the caller's; NULL once answered (or timed out) */
+	uint64_t first_us;		/* submitted: its deadline counts from here */
+	uint16_t type;			/* IPC_SIGN or IPC_SIGN_TLS */
 	uint32_t generation;		/* of the key index below */
+	unsigned copies;		/* in signers' rings */
+	int waiting;			/* in the backlog */
+	int sent;			/* has been at a signer: it goes again only to a fresh one */
+	int covered;			/* tick_cb: a copy is at a signer not under suspicion */
 	union {				/* both begin with the key index */
 		struct ipc_sign sign;
 		struct ipc_sign_tls tls;
 	} req;
+};
+
+/* A message sent to a signer, in its ring until answered. */
+struct pending {
+	uint64_t id;
+	uint16_t type;			/* the IPC type sent */
+	struct request *rq;		/* a signing request's, or NULL (self-test, ping) */
 };
 
 struct signer {
@@ -49,22 +63,18 @@ struct signer {
 	int passed;			/* answered its self-test */
 	int draining;			/* of an older generation: closes once its ring is empty */
 	uint64_t progress_us;		/* its last answer, or when it last went from idle to busy */
+	uint64_t answer_us;		/* its last answer, or 0 */
 	uint64_t read_us;		/* the read being handled: its replies' time */
 	struct ipc_peer peer;		/* its replies and their handlers */
 	struct pending *ring;		/* oldest first */
 	size_t head, count;
 };
 
-/* A request that a client waits for: it is counted in flight and sent again if need be. */
-static int signing(uint16_t type)
-{
-	return type == IPC_SIGN || type == IPC_SIGN_TLS;
-}
-
 static size_t ring_cap(const struct signers *p)
 {
-	/* The signing requests, plus a self-test and a ping. */
-	return p->max_inflight + 2;
+	/* The signing requests, a second copy of each (one sent again may come back to a signer
+	 * that still holds the first), plus a self-test and a ping. */
+	return 2 * p->max_inflight + 2;
 }
 
 static int in_use(const struct signer *w)
@@ -78,19 +88,84 @@ static uint64_t silent_us(const struct signer *w, uint64_t now)
 	return w->count == 0 || now <= w->progress_us ? 0 : now - w->progress_us;
 }
 
-/* Takes requests: in use, of the current generation, not draining, and not suspected of hanging
- * (silent for a quarter of the timeout with work outstanding). */
+/* Under suspicion of hanging: silent for a quarter of the timeout with work outstanding. */
+static int suspected(const struct signer *w, uint64_t now)
+{
+	return silent_us(w, now) >= (uint64_t)w->set->timeout_ms * 1000 / 4;
+}
+
+/* Takes new requests: in use, of the current generation, not draining, not suspected. */
 static int usable(const struct signer *w, uint64_t now)
 {
 	return in_use(w) && !w->draining && w->generation == w->set->generation &&
-	    silent_us(w, now) < (uint64_t)w->set->timeout_ms * 1000 / 4;
+	    !suspected(w, now);
 }
 
-static void backlog_push(struct signers *p, const struct pending *pe)
+/*
+ * Takes a request sent before: usable, passed its self-test, and known to be answering (idle,
+ * or an answer within the last twentieth of the timeout), so that a request taken from a signer
+ * that stopped does not wait a second time on one that stopped too and is not yet suspected.
+ */
+static int fresh(const struct signer *w, uint64_t now)
 {
-	/* Cannot overflow: the backlog holds signing requests only, at most max_inflight. */
-	p->backlog[(p->bl_head + p->bl_count) % p->max_inflight] = *pe;
+	uint64_t window = (uint64_t)w->set->timeout_ms * 1000 / 20;
+
+	return usable(w, now) && w->passed &&
+	    (w->count == 0 || (now >= w->answer_us && now - w->answer_us < window));
+}
+
+/* The request leaves the set once it is answered and no copy of it is left anywhere. */
+static void release_if_done(struct signers *p, struct request *rq)
+{
+	if (rq->ctx != NULL || rq->copies > 0 || rq->waiting)
+		return;
+	p->free_slots[p->nfree++] = (size_t)(rq - p->requests);
+	p->inflight--;
+}
+
+/* Answers rq's client with error (and no signature), once. */
+static void finish(struct signers *p, struct request *rq, uint16_t error)
+{
+	void *ctx = rq->ctx;
+
+	if (ctx == NULL)
+		return;
+	rq->ctx = NULL;
+	p->cb->signed_cb(ctx, error, NULL, 0);
+}
+
+static void backlog_push(struct signers *p, struct request *rq)
+{
+	/* Cannot overflow: a request is in the backlog at most once, and there are max_inflight. */
+	p->backlog[(p->bl_head + p->bl_count) % p->max_inflight] = rq;
 	p->bl_count++;
+	rq->waiting = 1;
+}
+
+static int older(const void *a, const void *b)
+{
+	const struct request *x = *(struct request *const *)a, *y = *(struct request *const *)b;
+
+	return x->first_us < y->first_us ? -1 : x->first_us > y->first_us;
+}
+
+/* The backlog in submission order, oldest first: a request sent again goes before newer ones. */
+static void backlog_sort(struct signers *p)
+{
+	struct request **tmp = p->backlog_tmp;
+
+	for (size_t k = 0; k < p->bl_count; k++)
+		tmp[k] = p->backlog[(p->bl_head + k) % p->max_inflight];
+	qsort(tmp, p->bl_count, sizeof(*tmp), older);
+	memcpy(p->backlog, tmp, p->bl_count * sizeof(*tmp));
+	p->bl_head = 0;
+}
+
+/* rq, taken from a signer that failed or fell under suspicion, waits for a fresh one. */
+static void resend(struct signers *p, struct request *rq)
+{
+	p->stats.resent++;
+	backlog_push(p, rq);
 }
 
 static void dispatch(struct signers *p);
@@ -112,33 +187,38 @@ static void signer_fail(struct signer *w, const char *why, int kill_it)
 		return;
 	}
 	for (; w->count > 0; w->count--, w->head = (w->head + 1) % ring_cap(p)) {
-		struct pending *pe = &w->ring[w->head];
+		struct request *rq = w->ring[w->head].rq;
 
-		if (!signing(pe->type))
+		if (rq == NULL)
 			continue;
-		if (pe->ctx == NULL) {
-			p->inflight--;	/* answered already (timed out): nothing to resend */
-			continue;
-		}
-		p->stats.resent++;
-		backlog_push(p, pe);
+		rq->copies--;
+		/* Sent again unless answered, or waiting already, or at another signer (which
+		 * tick_cb watches in turn). */
+		if (rq->ctx != NULL && rq->copies == 0 && !rq->waiting)
+			resend(p, rq);
+		else
+			release_if_done(p, rq);
 	}
+	backlog_sort(p);
 	if (kill_it)
 		p->cb->restart_cb(p->arg, w->id);
 	p->cb->changed_cb(p->arg);
 	dispatch(p);
 }
 
-/* Queues one message to w and records it (now: the caller's clock reading); 0 or -1. */
-static int send_msg(struct signer *w, const struct pending *pe, uint64_t now)
+/* Queues one message to w, a signing request's when rq is not NULL, and records it (now: the
+ * caller's clock reading); 0 or -1. */
+static int send_msg(struct signer *w, uint16_t type, struct request *rq, uint64_t now)
 {
 	struct signers *p = w->set;
+	struct pending pe = { .id = p->next_id++, .type = type, .rq = rq };
 	uint8_t buf[IPC_SIGNER_REQ_MAX];
-	size_t len = 0, body = pe->type == IPC_SIGN ? sizeof(pe->req.sign) :
-	    pe->type == IPC_SIGN_TLS ? sizeof(pe->req.tls) : 0;
+	size_t len = 0, body = type == IPC_SIGN ? sizeof(rq->req.sign) :
+	    type == IPC_SIGN_TLS ? sizeof(rq->req.tls) : 0;
 
 	if (w->count == ring_cap(p) ||
-	    ipc_put(buf, sizeof(buf), &len, pe->type, pe->id, &pe->req, body) != 0)
+	    ipc_put(buf, sizeof(buf), &len, type, pe.id, rq != NULL ? (void *)&rq->req : NULL,
+	    body) != 0)
 		return -1;
 	/* Written by flush_cb at the end of this loop turn, with whatever else is queued by then. */
 	if (evbuffer_get_length(w->ch.out) == 0 && !event_pending(w->ch.wev, EV_WRITE, NULL))
@@ -147,62 +227,75 @@ static int send_msg(struct signer *w, const struct pending *pe, uint64_t now)
 		return -1;
 	if (w->count == 0)
 		w->progress_us = now;
-	w->ring[(w->head + w->count) % ring_cap(p)] = *pe;
+	w->ring[(w->head + w->count) % ring_cap(p)] = pe;
 	w->count++;
+	if (rq != NULL) {
+		rq->copies++;
+		rq->sent = 1;
+	}
 	return 0;
 }
 
 static int send_control(struct signer *w, uint16_t type)
 {
-	struct pending pe = { .id = w->set->next_id++, .type = type };
-
-	return send_msg(w, &pe, clock_now_us());
+	return send_msg(w, type, NULL, clock_now_us());
 }
 
 /*
- * The least busy usable signer at time now, or NULL. The callers read the clock once for all
- * the requests they send in one go (a request is a few microseconds; the hung-signer test
- * counts in fractions of a second), not once per request.
+ * The least busy signer at time now that may take rq (a new request: usable; one sent before:
+ * fresh), or NULL. The callers read the clock once for all the requests they send in one go (a
+ * request is a few microseconds; the hung-signer test counts in fractions of a second), not
+ * once per request.
  */
-static struct signer *pick(struct signers *p, uint64_t now)
+static struct signer *pick(struct signers *p, const struct request *rq, uint64_t now)
 {
 	struct signer *best = NULL;
 
 	for (size_t i = 0; i < p->nslots; i++)
-		if (usable(&p->s[i], now) && (best == NULL || p->s[i].count < best->count))
+		if ((rq->sent ? fresh(&p->s[i], now) : usable(&p->s[i], now)) &&
+		    (best == NULL || p->s[i].count < best->count))
 			best = &p->s[i];
 	return best;
 }
 
-/* Sends the waiting requests to signers that can take them. */
+/* rq's key index in the generation in use: 0, or -1 when its key has gone (then answered). */
+static int remap(struct signers *p, struct request *rq)
+{
+	int k;
+
+	if (rq->generation == p->generation)
+		return 0;
+	if ((k = p->cb->remap_cb(p->arg, rq->generation, rq->req.sign.key, p->generation)) < 0) {
+		finish(p, rq, PROTO_E_INTERNAL);
+		return -1;
+	}
+	rq->req.sign.key = (uint32_t)k;
+	rq->generation = p->generation;
+	return 0;
+}
+
+/* Sends the waiting requests, oldest first, to signers that may take them; a request that no
+ * signer may take yet stops the round (the ones behind it are newer). */
 static void dispatch(struct signers *p)
 {
 	uint64_t now = clock_now_us();
-	struct signer *w;
+	struct signer *w = NULL;
 
-	while (p->bl_count > 0 && (w = pick(p, now)) != NULL) {
-		struct pending pe = p->backlog[p->bl_head];
+	while (p->bl_count > 0) {
+		struct request *rq = p->backlog[p->bl_head];
 
+		if (rq->ctx != NULL && (w = pick(p, rq, now)) == NULL)
+			return;
 		p->bl_head = (p->bl_head + 1) % p->max_inflight;
 		p->bl_count--;
-		if (pe.ctx == NULL) {
-			p->inflight--;	/* timed out while it waited */
+		rq->waiting = 0;
+		if (rq->ctx == NULL || remap(p, rq) != 0) {
+			release_if_done(p, rq);	/* answered (timed out) while it waited */
 			continue;
 		}
-		if (pe.generation != p->generation) {
-			int k = p->cb->remap_cb(p->arg, pe.generation, pe.req.sign.key, p->generation);
-
-			if (k < 0) {
-				p->inflight--;
-				p->cb->signed_cb(pe.ctx, PROTO_E_INTERNAL, NULL, 0);
-				continue;
-			}
-			pe.req.sign.key = (uint32_t)k;
-			pe.generation = p->generation;
-		}
-		pe.id = p->next_id++;
-		if (send_msg(w, &pe, now) != 0) {
-			backlog_push(p, &pe);
+		if (send_msg(w, rq->type, rq, now) != 0) {
+			backlog_push(p, rq);
+			backlog_sort(p);
 			signer_fail(w, "cannot queue a request", 1);
 			return;
 		}
@@ -229,7 +322,7 @@ static int take_reply(struct signer *w, const struct ipc_msg *m, struct pending 
 	*pe = w->ring[w->head];
 	w->head = (w->head + 1) % ring_cap(w->set);
 	w->count--;
-	w->progress_us = w->read_us;
+	w->progress_us = w->answer_us = w->read_us;
 	return 0;
 }
 
@@ -239,14 +332,20 @@ static int on_signature(void *ctx, struct ipc_msg *m)
 	struct signers *p = w->set;
 	struct pending pe;
 	struct ipc_signature s;
+	struct request *rq;
+	void *client;
 	int r;
 
 	if ((r = take_reply(w, m, &pe, &s)) != 0)
 		return r;
-	p->inflight--;
-	if (pe.ctx != NULL)
-		p->cb->signed_cb(pe.ctx, s.result == 0 ? 0 : s.result == P256_ERR_FAULT ?
+	rq = pe.rq;		/* a SIGNATURE answers a signing request: never NULL */
+	rq->copies--;
+	if ((client = rq->ctx) != NULL) {
+		rq->ctx = NULL;	/* the first answer is the one; a copy's later one is dropped */
+		p->cb->signed_cb(client, s.result == 0 ? 0 : s.result == P256_ERR_FAULT ?
 		    PROTO_E_SIGN_FAILED : PROTO_E_INTERNAL, s.sig, (int)s.from_pool);
+	}
+	release_if_done(p, rq);
 	return 0;
 }
 
@@ -342,6 +441,41 @@ static void signer_read_cb(evutil_socket_t fd, short what, void *arg)
 		dispatch(w->set);
 }
 
+/*
+ * The requests at signers under suspicion (silent for a quarter of the timeout) that no other
+ * signer holds a copy of are sent again, to a fresh signer or the first replacement: overlapping
+ * hangs then cost a request about a quarter of the timeout per signer it met, not a timeout
+ * each. Signing is idempotent; the first answer wins.
+ */
+static void resend_suspected(struct signers *p, uint64_t now)
+{
+	size_t before = p->stats.resent;
+
+	for (size_t i = 0; i < p->max_inflight; i++)
+		p->requests[i].covered = 0;
+	for (size_t i = 0; i < p->nslots; i++) {
+		struct signer *w = &p->s[i];
+
+		for (size_t k = 0; in_use(w) && !suspected(w, now) && k < w->count; k++)
+			if (w->ring[(w->head + k) % ring_cap(p)].rq != NULL)
+				w->ring[(w->head + k) % ring_cap(p)].rq->covered = 1;
+	}
+	for (size_t i = 0; i < p->nslots; i++) {
+		struct signer *w = &p->s[i];
+
+		for (size_t k = 0; in_use(w) && suspected(w, now) && k < w->count; k++) {
+			struct request *rq = w->ring[(w->head + k) % ring_cap(p)].rq;
+
+			if (rq != NULL && rq->ctx != NULL && !rq->covered && !rq->waiting)
+				resend(p, rq);
+		}
+	}
+	if (p->stats.resent != before) {
+		backlog_sort(p);
+		dispatch(p);
+	}
+}
+
 /* Hung signers, pings of idle ones, and the end when no signer is coming back. */
 static void tick_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -362,6 +496,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 		} else if (ping && w->count == 0 && send_control(w, IPC_PING) != 0)
 			signer_fail(w, "cannot queue a ping", 1);
 	}
+	resend_suspected(p, now);
 	if (p->generation == 0 || p->alive > 0) {
 		p->none_since_us = 0;
 		return;
@@ -396,11 +531,17 @@ int signers_init(struct signers *p, struct event_base *base, unsigned want, size
 		if ((p->s[i].ring = calloc(ring_cap(p), sizeof(*p->s[i].ring))) == NULL)
 			goto fail;
 	}
-	if ((p->backlog = calloc(max_inflight, sizeof(*p->backlog))) == NULL ||
+	if ((p->requests = calloc(max_inflight, sizeof(*p->requests))) == NULL ||
+	    (p->free_slots = calloc(max_inflight, sizeof(*p->free_slots))) == NULL ||
+	    (p->backlog_tmp = calloc(max_inflight, sizeof(*p->backlog_tmp))) == NULL ||
+	    (p->backlog = calloc(max_inflight, sizeof(*p->backlog))) == NULL ||
 	    (p->flush_ev = evtimer_new(base, flush_cb, p)) == NULL ||
 	    (p->tick_ev = event_new(base, -1, EV_PERSIST, tick_cb, p)) == NULL ||
 	    event_add(p->tick_ev, &tv) != 0)
 		goto fail;
+	for (size_t i = 0; i < max_inflight; i++)
+		p->free_slots[i] = max_inflight - 1 - i;
+	p->nfree = max_inflight;
 	return 0;
 fail:
 	log_error("cannot set up the signers");
@@ -493,44 +634,57 @@ void signers_switch(struct signers *p, uint32_t gen)
 	dispatch(p);
 }
 
-/* Sends pe to the least busy signer, or keeps it until one can take it. */
-static int submit(struct signers *p, struct pending *pe)
+/* Takes a request slot for a signature of `type` by key index `key`, and sends it to the least
+ * busy signer, or keeps it until one can take it. The caller fills in the rest of req. */
+static struct request *submit_new(struct signers *p, uint16_t type, uint32_t key, void *ctx)
 {
-	struct signer *w;
-	uint64_t now;
+	struct request *rq;
 
-	if (p->inflight >= p->max_inflight)
-		return -PROTO_E_OVERLOADED;
-	now = clock_now_us();
-	pe->first_us = now;
-	pe->generation = p->generation;
+	if (p->nfree == 0)
+		return NULL;
+	rq = &p->requests[p->free_slots[--p->nfree]];
 	p->inflight++;
-	if ((w = pick(p, now)) == NULL) {
-		backlog_push(p, pe);	/* until a signer is back */
-		return 0;
+	*rq = (struct request){ .ctx = ctx, .type = type, .generation = p->generation };
+	rq->req.sign.key = key;
+	return rq;
+}
+
+static void submit_send(struct signers *p, struct request *rq)
+{
+	uint64_t now = clock_now_us();
+	struct signer *w;
+
+	rq->first_us = now;
+	if ((w = pick(p, rq, now)) == NULL) {
+		backlog_push(p, rq);	/* until a signer is back */
+		return;
 	}
-	pe->id = p->next_id++;
-	if (send_msg(w, pe, now) != 0) {
-		backlog_push(p, pe);
+	if (send_msg(w, rq->type, rq, now) != 0) {
+		backlog_push(p, rq);
 		signer_fail(w, "cannot queue a request", 1);
 	}
-	return 0;
 }
 
 int signers_sign(struct signers *p, uint32_t key, const uint8_t digest[P256_DIGEST_LEN], void *ctx)
 {
-	struct pending pe = { .type = IPC_SIGN, .ctx = ctx, .req.sign.key = key };
+	struct request *rq = submit_new(p, IPC_SIGN, key, ctx);
 
-	memcpy(pe.req.sign.digest, digest, sizeof(pe.req.sign.digest));
-	return submit(p, &pe);
+	if (rq == NULL)
+		return -PROTO_E_OVERLOADED;
+	memcpy(rq->req.sign.digest, digest, sizeof(rq->req.sign.digest));
+	submit_send(p, rq);
+	return 0;
 }
 
 int signers_sign_tls(struct signers *p, uint32_t key, const struct proto_tls *tls, void *ctx)
 {
-	struct pending pe = { .type = IPC_SIGN_TLS, .ctx = ctx, .req.tls.key = key };
+	struct request *rq = submit_new(p, IPC_SIGN_TLS, key, ctx);
 
-	pe.req.tls.tls = *tls;
-	return submit(p, &pe);
+	if (rq == NULL)
+		return -PROTO_E_OVERLOADED;
+	rq->req.tls.tls = *tls;
+	submit_send(p, rq);
+	return 0;
 }
 
 int signers_healthy(const struct signers *p)
@@ -543,52 +697,31 @@ int signers_healthy(const struct signers *p)
 	return 0;
 }
 
-/* Calls fn on every signing request not yet answered: in the signers' rings and waiting. */
-static void each_request(struct signers *p, void (*fn)(struct signers *, struct pending *, void *),
-	void *arg)
+/* Answers with error every request not yet answered that was submitted before before_us (0:
+ * all of them); their copies at the signers stay counted until answered or dropped. */
+static void finish_before(struct signers *p, uint64_t before_us, uint16_t error)
 {
-	for (size_t i = 0; i < p->nslots; i++) {
-		struct signer *w = &p->s[i];
+	for (size_t i = 0; i < p->max_inflight; i++) {
+		struct request *rq = &p->requests[i];
 
-		for (size_t k = 0; in_use(w) && k < w->count; k++)
-			fn(p, &w->ring[(w->head + k) % ring_cap(p)], arg);
+		if (rq->ctx != NULL && (before_us == 0 || rq->first_us < before_us)) {
+			finish(p, rq, error);
+			release_if_done(p, rq);
+		}
 	}
-	for (size_t k = 0; k < p->bl_count; k++)
-		fn(p, &p->backlog[(p->bl_head + k) % p->max_inflight], arg);
-}
-
-struct finish {
-	uint64_t before_us;		/* requests first sent before this; 0: all of them */
-	uint16_t error;
-};
-
-static void finish_one(struct signers *p, struct pending *pe, void *arg)
-{
-	const struct finish *f = arg;
-	void *ctx = pe->ctx;
-
-	if (!signing(pe->type) || ctx == NULL || (f->before_us && pe->first_us >= f->before_us))
-		return;
-	pe->ctx = NULL;
-	p->cb->signed_cb(ctx, f->error, NULL, 0);
 }
 
 void signers_expire(struct signers *p, unsigned timeout_ms)
 {
 	uint64_t now = clock_now_us();
-	struct finish f = { .error = PROTO_E_TIMEOUT };
 
-	if (now <= (uint64_t)timeout_ms * 1000)
-		return;
-	f.before_us = now - (uint64_t)timeout_ms * 1000;
-	each_request(p, finish_one, &f);
+	if (now > (uint64_t)timeout_ms * 1000)
+		finish_before(p, now - (uint64_t)timeout_ms * 1000, PROTO_E_TIMEOUT);
 }
 
 void signers_cancel(struct signers *p, uint16_t error)
 {
-	struct finish f = { .error = error };
-
-	each_request(p, finish_one, &f);
+	finish_before(p, 0, error);
 }
 
 void signers_close(struct signers *p)
@@ -602,6 +735,9 @@ void signers_close(struct signers *p)
 	if (p->tick_ev != NULL)
 		event_free(p->tick_ev);
 	free(p->s);
+	free(p->requests);
+	free(p->free_slots);
+	free(p->backlog_tmp);
 	free(p->backlog);
 	memset(p, 0, sizeof(*p));
 }

@@ -22,7 +22,7 @@
 
 struct event_base;
 struct signer;
-struct pending;
+struct request;
 
 struct signers_callbacks {
 	/* A signing request finished: error is 0 (sig holds r||s) or a PROTO_E_* code; from_pool
@@ -57,9 +57,13 @@ struct signers {
 	uint32_t starting;		/* a generation whose self-tests are being counted, or 0 */
 	unsigned started;		/* its signers that passed */
 	unsigned alive;			/* signers of the current generation */
-	size_t inflight;		/* signing requests not yet answered, resends included */
+	size_t inflight;		/* signing requests not yet answered, or with a copy still at
+					 * a signer */
 	size_t max_inflight;
-	struct pending *backlog;	/* requests waiting for a signer (none alive, or resent) */
+	struct request *requests;	/* max_inflight slots */
+	size_t *free_slots, nfree;	/* the free ones, a stack of indices */
+	struct request **backlog;	/* requests waiting for a signer (none alive, or resent) */
+	struct request **backlog_tmp;	/* backlog_sort's */
 	size_t bl_head, bl_count;
 	uint64_t next_id;
 	unsigned timeout_ms;		/* worker_timeout_ms */

@@ -13,6 +13,8 @@
  *   field out of range: failed, restart asked, its requests answered by the other;
  * - a hung signer (silent with requests, a short worker timeout): dropped (hung counted),
  *   restart asked, its requests answered by the other; no timing is asserted, only outcomes;
+ * - both signers stopped at once: once under suspicion their requests are sent again, never to
+ *   either of them, and the first signer that answers takes them; late answers are dropped;
  * - a reload: requests go to the new generation only once it is switched to; a draining signer
  *   of the old one finishes its requests and is closed; one that dies while draining has its
  *   requests remapped to the new key set (remap_cb), or failed when the key has gone;
@@ -321,9 +323,8 @@ static void faulty(enum mode mode, uint32_t bad, uint32_t good, uint32_t next)
 	t.fakes[bad].mode = mode;
 	t.fakes[bad].signs = t.fakes[good].signs = 0;
 	submit(r, NREQ, (uint8_t)(0x40 + mode));
-	UNTIL(all_answered(r, NREQ));
+	UNTIL(all_answered(r, NREQ) && t.restarts == restarts + 1);
 	check_signed(r, NREQ);
-	CHECK_INT(t.restarts, restarts + 1);
 	CHECK(restarted(bad));
 	CHECK(t.fakes[bad].signs > 0);	/* it did get requests, which then went elsewhere */
 	CHECK(t.fakes[good].signs > 0);
@@ -541,6 +542,34 @@ int main(void)
 	signers_switch(&t.set, 1);
 	faulty(SILENT, 19, 20, 21);
 	CHECK_INT(t.set.stats.hung, 1);
+
+	/* Both signers stopped at once, with requests: under suspicion, neither is fresh, so
+	 * their requests go to neither of them again but wait for the first signer that answers:
+	 * a new one (23), which takes them all, each answered once. */
+	test_case = "both stopped";
+	t.fakes[20].mode = t.fakes[21].mode = SILENT;
+	t.fakes[20].signs = t.fakes[21].signs = 0;
+	before = t.set.stats.resent;
+	submit(r, NREQ, 0x88);
+	UNTIL(t.fakes[20].signs + t.fakes[21].signs == NREQ);
+	UNTIL(t.set.stats.resent >= before + NREQ);	/* both suspected: all sent again */
+	CHECK_INT(t.set.stats.resent, before + NREQ);
+	add(1, 23, ANSWER);
+	UNTIL(all_answered(r, NREQ));
+	check_signed(r, NREQ);
+	CHECK_INT(t.fakes[23].signs, NREQ);
+	CHECK_INT(t.fakes[20].signs + t.fakes[21].signs, NREQ);	/* never sent to them again */
+	/* Their late answers are dropped. */
+	for (uint32_t id = 20; id <= 21; id++) {
+		if (t.fakes[id].fd < 0 || t.fakes[id].eof)
+			continue;
+		for (size_t i = 0; i < t.fakes[id].n; i++)
+			answer(&t.fakes[id], i);
+		t.fakes[id].n = 0;
+	}
+	for (int k = 0; k < 20; k++)
+		turn();
+	CHECK_INT(t.late, 0);
 
 	signers_close(&t.set);
 	for (size_t i = 0; i < NFAKES; i++)
