@@ -7,7 +7,8 @@
 - stops make a chain: signer A stopped, B stopped 1.5 s later, then A's replacement stopped;
 - kills and stops are mixed with reloads for 10 s;
 - and in a chaos run of a minute (argument 2, seconds: 60 unless given): every 0.3 to 1.0 s a
-  random signer killed or stopped (some continued later), or a reload.
+  random signer killed or stopped (some continued later), or a reload. With "no-reloads" as
+  argument 3, only a chaos run of kills and stops, that long.
 The longest wait of each is printed (docs/performance.md, "Overlapping hangs"), not checked: the
 test counts failures only."""
 import os
@@ -176,6 +177,10 @@ def chaos(binary, seconds, reloads=True, rng=None):
 def main():
     binary = sys.argv[1]
     seconds = int(sys.argv[2]) if len(sys.argv) > 2 else 60
+    if len(sys.argv) > 3 and sys.argv[3] == "no-reloads":
+        chaos(binary, seconds, reloads=False)    # kills and stops only (docs/performance.md)
+        print("ok")
+        return
     all_stopped(binary, 2)
     all_stopped(binary, 3)
     chain(binary)
