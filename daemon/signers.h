@@ -13,9 +13,12 @@
  * The parent's side of the signers: their channels (handed over by the key-holder), sending them
  * signing requests (least outstanding first), matching each reply to its request by id, the
  * self-test of every new signer, and the healing: a signer that dies, breaks the protocol or
- * stops answering is dropped at once, its unanswered requests are sent again to a healthy signer
- * (signing is idempotent: the client receives one valid signature), and the key-holder is asked
- * for a replacement. Requests to a signer go out in batches: queued, then written together (one
+ * stops answering is dropped at once, its unanswered requests are sent again, and the key-holder
+ * is asked for a replacement; one silent with work for a quarter of the timeout has its requests
+ * sent again at once, keeping its copies. A request sent again goes only to a fresh signer (one
+ * known to answer) or waits, oldest first, for the first that is; the first answer of its copies
+ * is the client's (signing is idempotent: the client receives one valid signature) and the
+ * others are dropped. Requests to a signer go out in batches: queued, then written together (one
  * writev) at the end of the event loop's turn. Signers belong to a generation of the key set (1
  * at start, one more per reload); requests go to the current generation only.
  */
