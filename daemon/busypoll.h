@@ -24,7 +24,7 @@
  */
 int busypoll_loop(struct event_base *base, unsigned poll_us, const uint64_t *activity);
 
-/* A worker's read(2) of fd (a blocking socket): polls it for up to poll_us, then blocks. */
+/* A signer's read(2) of fd (a blocking socket): polls it for up to poll_us, then blocks. */
 ssize_t busypoll_read(int fd, void *buf, size_t len, unsigned poll_us);
 
 #endif

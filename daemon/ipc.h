@@ -6,40 +6,45 @@
 #include <stdint.h>
 
 #include "audit-seal.h"
+#include "ipc-messages.h"
 #include "p256.h"
 #include "policy.h"
 #include "proc.h"
 #include "proto.h"
 
 /*
- * Messages between the daemon's roles (proc.h), declared once in ipc.c's table: type, sender ->
- * receiver, fixed body size, the most trailing bytes it may carry, and the reply it expects. A
- * message is a fixed header and a body of at least the type's fixed size; both ends are this
- * machine, so integers are in host order. ipc_next checks the type, the sender and receiver, the
- * flags and the length against the table before any body field is read. Every request carries an
- * id that its reply echoes; the parent matches a signer's replies against the oldest request it
- * sent to that signer (a signer answers in order). Several messages travel in one read or write
- * (batching) on the parent <-> signer byte stream; the key-holder's channel is a SOCK_SEQPACKET
- * pair, so that a descriptor passed with SCM_RIGHTS arrives with its own message.
+ * Messages between the daemon's roles (proc.h), declared once in ipc-messages.h: type, sender ->
+ * receiver, fixed body size, the most trailing bytes it may carry, the reply it expects, and
+ * when it may come. A message is a fixed header and a body of at least the type's fixed size;
+ * both ends are this machine, so integers are in host order. ipc_next checks the type, the sender
+ * and receiver, the flags and the length against the table before any body field is read;
+ * ipc_dispatch also checks the state flags and calls the receiver's handler. Every request
+ * carries an id that its reply echoes; the parent matches a signer's replies against the oldest
+ * request it sent to that signer (a signer answers in order). Several messages travel in one read
+ * or write (batching) on the parent <-> signer byte stream; the key-holder's channel is a
+ * SOCK_SEQPACKET pair, so that a descriptor passed with SCM_RIGHTS arrives with its own message.
  */
 enum ipc_type {
-	IPC_SIGN = 1,		/* parent -> signer: struct ipc_sign */
-	IPC_SIGNATURE,		/* signer -> parent: struct ipc_signature (reply to IPC_SIGN) */
-	IPC_SELFTEST,		/* parent -> signer: no body; run the self-test */
-	IPC_SELFTEST_RESULT,	/* signer -> parent: struct ipc_signature, the known answer */
-	IPC_PING,		/* parent -> signer: no body; liveness */
-	IPC_PONG,		/* signer -> parent: no body */
-	IPC_KEY_PUBLIC,		/* keyholder -> parent: struct ipc_key_public, one per key */
-	IPC_KEYS_READY,		/* keyholder -> parent: struct ipc_keys_ready, after the keys */
-	IPC_SIGNER_FD,		/* keyholder -> parent: struct ipc_signer + its socket (SCM_RIGHTS) */
-	IPC_SIGNER_EXIT,	/* keyholder -> parent: struct ipc_signer_exit */
-	IPC_SIGNER_RESTART,	/* parent -> keyholder: struct ipc_signer; kill it, start another */
-	IPC_RELOAD,		/* parent -> keyholder: no body; read the key set again */
-	IPC_RELOAD_FAILED,	/* keyholder -> parent: no fixed body; the reason as trailing text */
-	IPC_SIGN_TLS,		/* parent -> signer: struct ipc_sign_tls; answered by IPC_SIGNATURE */
-	IPC_AUDIT_SEAL,		/* parent -> keyholder: struct ipc_audit_seal; seal the audit log */
-	IPC_AUDIT_SEALED,	/* keyholder -> parent: struct ipc_audit_sealed (reply to IPC_AUDIT_SEAL) */
+	IPC_NONE,		/* no message has type 0 */
+#define IPC_ENUM(type, name, from, to, body, trailing, reply, flags) type,
+	IPC_MESSAGES(IPC_ENUM)
+#undef IPC_ENUM
 	IPC_TYPE_MAX,
+};
+
+/*
+ * When a message may come (the table's flags), as OpenSSH's monitor and relayd allow a message
+ * only in its state. A key set is announced as its IPC_KEY_PUBLIC messages and its IPC_KEYS_READY,
+ * all of one generation (the body's first member), with nothing between them; the generations go
+ * up by one, from 1.
+ */
+enum ipc_flag {
+	IPC_FD = 1 << 0,		/* carries exactly one descriptor; no other message carries one */
+	IPC_KEYSET = 1 << 1,		/* a key of the key set being announced, or the first of the
+					 * next one (the last announced + 1) */
+	IPC_KEYSET_END = 1 << 2,	/* ends the key set being announced, of the same generation */
+	IPC_LAST_KEYSET = 1 << 3,	/* of the last key set announced whole */
+	IPC_AFTER_KEYS = 1 << 4,	/* only once a key set was announced whole */
 };
 
 struct ipc_header {
@@ -127,7 +132,7 @@ struct ipc_signer_exit {
 /*
  * A signer writes the answers of a batch after every IPC_ANSWERS_PER_WRITE of them, not only at
  * its end, so that its clients can turn the first answers round while it signs the rest
- * (docs/performance.md, "A worker's answers, 16 to a write").
+ * (docs/performance.md, "A signer's answers, 16 to a write").
  */
 #define IPC_ANSWERS_PER_WRITE 16
 
@@ -139,14 +144,19 @@ struct ipc_signer_exit {
 #define IPC_MSG_MAX (sizeof(struct ipc_header) + IPC_TEXT_MAX)
 _Static_assert(sizeof(struct ipc_key_public) <= IPC_TEXT_MAX, "IPC_MSG_MAX holds every body");
 
-/* Framing faults (ipc_next, ipc_put); they say which rule a message broke. */
+/* Faults of a message; they say which rule it broke (ipc_err_text). */
 enum ipc_err {
 	IPC_PARTIAL = 1,	/* not an error: buf holds only part of a message */
 	IPC_ERR_TYPE = -1,	/* unknown type */
-	IPC_ERR_ROUTE = -2,	/* a type this sender may not send to this receiver */
+	IPC_ERR_ROUTE = -2,	/* a type this sender may not send to this receiver, or one the
+				 * receiver has no handler for */
 	IPC_ERR_LENGTH = -3,	/* a length the type does not allow, or flags not 0 */
 	IPC_ERR_SPACE = -4,	/* ipc_put: the message does not fit */
-	IPC_ERR_FIELD = -5,	/* ipc_signature_check: a field out of its range */
+	IPC_ERR_FIELD = -5,	/* a field out of its range (ipc_signature_check, a handler) */
+	IPC_ERR_STATE = -6,	/* ipc_dispatch: a message its flags do not allow now */
+	IPC_ERR_FD = -7,	/* ipc_dispatch: a descriptor missing, or with the wrong message */
+	IPC_ERR_REPLY = -8,	/* a reply that answers no request sent (id, type or order) */
+	IPC_ERR_CONTENT = -9,	/* a handler refused what the message says (logged by it) */
 };
 
 /*
@@ -168,6 +178,44 @@ int ipc_put(uint8_t *out, size_t cap, size_t *fill, uint16_t type, uint64_t id,
 /* Checks the fields of a signature a peer sent: 0, or IPC_ERR_FIELD when from_pool is neither 0
  * nor 1. */
 int ipc_signature_check(const struct ipc_signature *s);
+
+/* One message as a handler sees it. */
+struct ipc_msg {
+	struct ipc_header h;
+	const uint8_t *body;	/* h.len bytes, in the caller's buffer */
+	int fd;			/* IPC_FD: the descriptor, the handler's to keep (then set -1) or
+				 * leave (ipc_dispatch closes it); else -1 */
+};
+
+/* What a receiver does with one message: 0, or a negative enum ipc_err that ends the dispatch. */
+typedef int (*ipc_handler)(void *ctx, struct ipc_msg *m);
+
+/* One receiver's end of a channel: whom it hears, its handlers, and the state its flags need. */
+struct ipc_peer {
+	enum proc_role from, to;
+	const ipc_handler *handlers;	/* IPC_TYPE_MAX of them, by type; NULL: refused */
+	void *ctx;			/* the handlers' first argument */
+	uint32_t keyset;		/* the key set being announced, or 0 */
+	uint32_t last_keyset;		/* the last one announced whole, or 0 */
+};
+
+/* Sets p up for messages from `from` to `to`, handled by handlers[type](ctx, ...). */
+void ipc_peer_init(struct ipc_peer *p, enum proc_role from, enum proc_role to,
+	const ipc_handler handlers[IPC_TYPE_MAX], void *ctx);
+
+/*
+ * Handles the whole messages at the start of buf (len bytes), at most max of them, in order:
+ * each checked as ipc_next does, then against its state flags, then given to its handler. fd
+ * (NULL on a channel that passes none) is the descriptor that came with buf, or -1: the one
+ * IPC_FD message takes it, and *fd is -1 after it. Returns 0 with *used the bytes handled (a
+ * partial message after them is left), or the first fault (a negative enum ipc_err) with *used
+ * the bytes before the message that broke a rule.
+ */
+int ipc_dispatch(struct ipc_peer *p, const uint8_t *buf, size_t len, size_t max, int *fd,
+	size_t *used);
+
+/* What a fault means, for the log: "sent a reply that matches no request", ... */
+const char *ipc_err_text(int err);
 
 /* The type a request's reply must have, or 0 when it expects none. */
 uint16_t ipc_reply_type(uint16_t type);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@ struct keyholder {
 	size_t nchildren, cap;
 	uint32_t next_id;
 	int parent_gone;		/* its channel ended: the daemon is stopping, or died */
+	struct ipc_peer peer;		/* the parent's messages and their handlers */
 };
 
 /* Sends one message (and a descriptor when passfd >= 0) as one record. 0 or -1 (logged). */
@@ -169,11 +171,12 @@ static int reap(struct keyholder *k)
 	return 0;
 }
 
-static int restart_signer(struct keyholder *k, const uint8_t *body)
+static int restart_signer(void *ctx, struct ipc_msg *msg)
 {
+	struct keyholder *k = ctx;
 	struct ipc_signer m;
 
-	memcpy(&m, body, sizeof(m));
+	memcpy(&m, msg->body, sizeof(m));
 	for (size_t i = 0; i < k->nchildren; i++)
 		if (k->children[i].id == m.signer && kill(k->children[i].pid, SIGKILL) != 0)
 			log_error("keyholder: kill of signer %d: %s", (int)k->children[i].pid,
@@ -195,15 +198,16 @@ static int audit_key(const struct config *cfg, const struct keyset *kt)
  * from its number and the time read from this process's clock (the audit key signs checkpoints
  * and nothing the parent chooses, and a parent cannot date one), then signed with a hedged
  * nonce, s in its low form. */
-static int audit_seal(struct keyholder *k, const uint8_t *body)
+static int audit_seal(void *ctx, struct ipc_msg *msg)
 {
+	struct keyholder *k = ctx;
 	struct ipc_audit_seal m;
 	struct ipc_audit_sealed out = { .result = P256_ERR_INTERNAL };
 	uint8_t digest[P256_DIGEST_LEN];
 	int key = audit_key(k->cfg, &k->kt);
 	const char *reason;
 
-	memcpy(&m, body, sizeof(m));
+	memcpy(&m, msg->body, sizeof(m));
 	if (key >= 0 && (reason = audit_seal_reason_name(m.reason)) != NULL &&
 	    audit_time_now(out.time) == 0 &&
 	    audit_seal_digest(m.covers_hash, m.covers_seq, out.time, reason, digest) == 0)
@@ -215,7 +219,7 @@ static int audit_seal(struct keyholder *k, const uint8_t *body)
 		memset(out.time, 0, sizeof(out.time));
 		memset(out.sig, 0, sizeof(out.sig));
 	}
-	return send_msg(k, IPC_AUDIT_SEALED, &out, sizeof(out), -1);
+	return send_msg(k, IPC_AUDIT_SEALED, &out, sizeof(out), -1) == 0 ? 0 : IPC_ERR_CONTENT;
 }
 
 /* A reload keeps the audit key: the open records and checkpoints of a chain name one key. */
@@ -250,8 +254,9 @@ static int load_again(const struct keyholder *k, struct config *cfg, struct keys
 /* Reads the key set of the configuration again; on success a new generation of signers takes
  * over, on failure the old one goes on and the parent is told why. 0, or -1 when the new
  * signers cannot be started. */
-static int reload(struct keyholder *k, const uint8_t *body)
+static int reload(void *ctx, struct ipc_msg *msg)
 {
+	struct keyholder *k = ctx;
 	struct config cfg;
 	struct keyset kt = { 0 };
 	char err[IPC_TEXT_MAX];
@@ -260,7 +265,8 @@ static int reload(struct keyholder *k, const uint8_t *body)
 	if (load_again(k, &cfg, &kt, err, sizeof(err)) != 0) {
 		keyset_free(&kt);
 		config_free(&cfg);
-		return send_msg(k, IPC_RELOAD_FAILED, err, strlen(err), -1);
+		return send_msg(k, IPC_RELOAD_FAILED, err, strlen(err), -1) == 0 ? 0 :
+		    IPC_ERR_CONTENT;
 	}
 	keyset_free(&k->kt);
 	k->kt = kt;
@@ -269,26 +275,21 @@ static int reload(struct keyholder *k, const uint8_t *body)
 	for (unsigned i = 0; r == 0 && i < k->cfg->workers; i++)
 		r = start_signer(k);
 	config_free(&cfg);
-	return r;
+	return r == 0 ? 0 : IPC_ERR_CONTENT;
 }
 
-/* The key-holder's peer table: messages from the parent and their handlers. */
-static const struct {
-	uint16_t type;
-	int (*fn)(struct keyholder *k, const uint8_t *body);
-} handlers[] = {
-	{ IPC_SIGNER_RESTART, restart_signer },
-	{ IPC_RELOAD, reload },
-	{ IPC_AUDIT_SEAL, audit_seal },
+/* The key-holder's handlers of the parent's messages. */
+static const ipc_handler handlers[IPC_TYPE_MAX] = {
+	[IPC_SIGNER_RESTART] = restart_signer,
+	[IPC_RELOAD] = reload,
+	[IPC_AUDIT_SEAL] = audit_seal,
 };
 
 /* One record from the parent: 0, 1 when the parent has gone, -1 on a fault. */
 static int from_parent(struct keyholder *k)
 {
 	uint8_t buf[IPC_MSG_MAX];
-	size_t off = 0, used;
-	struct ipc_header h;
-	const uint8_t *body;
+	size_t used;
 	ssize_t n;
 	int r;
 
@@ -296,19 +297,13 @@ static int from_parent(struct keyholder *k)
 		return 1;
 	if (n < 0)
 		return errno == EINTR ? 0 : -1;
-	while ((r = ipc_next(buf + off, (size_t)n - off, PROC_PARENT, PROC_KEYHOLDER, &h, &body,
-		    &used)) == 0) {
-		size_t i;
-
-		for (i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++)
-			if (handlers[i].type == h.type)
-				break;
-		if (i == sizeof(handlers) / sizeof(handlers[0]) || handlers[i].fn(k, body) != 0)
-			return -1;
-		off += used;
-	}
-	if (r != IPC_PARTIAL || off != (size_t)n) {
-		log_error("keyholder: a message from the parent the table refuses (%d)", r);
+	if ((r = ipc_dispatch(&k->peer, buf, (size_t)n, SIZE_MAX, NULL, &used)) == 0 &&
+	    used != (size_t)n)
+		r = IPC_ERR_LENGTH;	/* a record holds whole messages only */
+	if (r != 0) {
+		/* A failed send has logged, or found the parent gone: serve() tells which. */
+		if (r != IPC_ERR_CONTENT)
+			log_error("keyholder: the parent %s", ipc_err_text(r));
 		return -1;
 	}
 	return 0;
@@ -404,6 +399,7 @@ void keyholder_main(int fd, struct config *cfg, const struct proc_user *user)
 		log_error("keyholder: the clock or SHA-256 is not available");
 		goto out;
 	}
+	ipc_peer_init(&k.peer, PROC_PARENT, PROC_KEYHOLDER, handlers, &k);
 	if ((k.sigfd = watch_children()) < 0) {
 		log_error("keyholder: signalfd: %s", strerror(errno));
 		goto out;

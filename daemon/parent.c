@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,7 @@
 #include "listen.h"
 #include "log.h"
 #include "notify.h"
-#include "pool.h"
+#include "signers.h"
 #include "proc.h"
 #include "reply.h"
 #include "request.h"
@@ -53,13 +54,14 @@ struct parent {
 	struct keytab prev;		/* the one before, while its signers may still answer */
 	uint32_t prev_gen;
 	struct listener_socket ls;
-	struct pool pool;
+	struct signers signers;
 	struct server *srv;
 	struct replies *replies;	/* the audit gate */
 	struct requests *requests;
 	struct audit audit;
 	struct event_base *base;
 	struct chan kh;			/* the key-holder's channel */
+	struct ipc_peer kh_peer;	/* its messages: their handlers and order */
 	pid_t kh_pid;
 	struct event *sig_term, *sig_int, *sig_hup, *sig_chld, *watchdog_ev, *status_ev;
 	uint64_t watchdog_usec;
@@ -81,8 +83,9 @@ static void status_text(const struct parent *d, char *buf, size_t len)
 	snprintf(buf, len, "%s%s%llu requests served, %u/%u signers alive, %llu replaced, "
 	    "%llu resent", server_stopping(d->srv) ? "stopping; " : "",
 	    d->audit.failing ? "audit failing; " : "",
-	    (unsigned long long)replies_requests(d->replies), d->pool.alive, d->pool.want,
-	    (unsigned long long)d->pool.stats.replaced, (unsigned long long)d->pool.stats.resent);
+	    (unsigned long long)replies_requests(d->replies), d->signers.alive, d->signers.want,
+	    (unsigned long long)d->signers.stats.replaced,
+	    (unsigned long long)d->signers.stats.resent);
 }
 
 /* STATUS= when the text changed since the last one: a quiet daemon sends nothing. */
@@ -103,7 +106,7 @@ static void watchdog_cb(evutil_socket_t fd, short what, void *arg)
 	struct parent *d = arg;
 
 	/* Keep-alives only while a signer answers: a daemon that cannot sign is not healthy. */
-	if (pool_healthy(&d->pool))
+	if (signers_healthy(&d->signers))
 		notify_watchdog();
 }
 
@@ -212,7 +215,7 @@ static int start_audit(struct parent *d)
 	return audit_start(&d->audit, d->base, k >= 0 ? &key : NULL, &cbs);
 }
 
-/* ---- the pool's callbacks -------------------------------------------------------------- */
+/* ---- the signers' callbacks -------------------------------------------------------------- */
 
 static void ready_cb(void *arg, uint32_t gen)
 {
@@ -220,11 +223,11 @@ static void ready_cb(void *arg, uint32_t gen)
 	struct timeval tv = { .tv_sec = STATUS_EVERY_MS / 1000 };
 	keytab_free(&d->prev);
 	d->prev = d->kt;
-	d->prev_gen = d->pool.generation;
+	d->prev_gen = d->signers.generation;
 	d->kt = d->next;
 	memset(&d->next, 0, sizeof(d->next));
 	key_usage_reset(d->usage, &d->kt);
-	pool_switch(&d->pool, gen);
+	signers_switch(&d->signers, gen);
 	if (d->ready) {
 		d->reloading = 0;
 		log_info("reloaded: key set %u, %zu key(s), in use", gen, d->kt.n);
@@ -241,7 +244,7 @@ static void ready_cb(void *arg, uint32_t gen)
 		return;
 	}
 	d->ready = 1;
-	log_info("ready: %u signers passed the self-test, %zu key(s)", d->pool.want, d->kt.n);
+	log_info("ready: %u signers passed the self-test, %zu key(s)", d->signers.want, d->kt.n);
 	status_text(d, d->status, sizeof(d->status));
 	notify_ready(d->status);
 	if (notify_enabled() && event_add(d->status_ev, &tv) != 0)
@@ -284,13 +287,13 @@ static int remap_cb(void *arg, uint32_t from, uint32_t key, uint32_t to)
 	struct parent *d = arg;
 	struct proto_key sel = { .kind = PROTO_KEY_ID };
 
-	if (from != d->prev_gen || to != d->pool.generation || key >= d->prev.n)
+	if (from != d->prev_gen || to != d->signers.generation || key >= d->prev.n)
 		return -1;
 	memcpy(sel.id, d->prev.pub[key].id, sizeof(sel.id));
 	return keytab_find(&d->kt, &sel);
 }
 
-static const struct pool_callbacks pool_cbs = {
+static const struct signers_callbacks signers_cbs = {
 	.signed_cb = request_signed,
 	.ready_cb = ready_cb,
 	.changed_cb = changed_cb,
@@ -301,17 +304,21 @@ static const struct pool_callbacks pool_cbs = {
 
 /* ---- the key-holder's messages ---------------------------------------------------------- */
 
-static int on_key_public(struct parent *d, const uint8_t *body, size_t len, int *fd)
+/* The generations and the order of a key set's messages are the table's flags
+ * (ipc-messages.h): ipc_dispatch has checked them before these run. */
+
+static int on_key_public(void *ctx, struct ipc_msg *msg)
 {
+	struct parent *d = ctx;
 	struct ipc_key_public m;
 	struct config_key ck;
 	char name[PROTO_NAME_MAX + 1];
 
-	memcpy(&m, body, sizeof(m));
-	/* The first key of a new key set: 1 at start, the one after the set in use on reload. */
+	memcpy(&m, msg->body, sizeof(m));
+	/* The first key of a new key set: 1 at start, the one after the last on reload. */
 	if (d->next.pub == NULL) {
-		if (m.generation != d->pool.generation + 1 || keytab_alloc(&d->next, CONFIG_KEYS_MAX) != 0)
-			return -1;
+		if (keytab_alloc(&d->next, CONFIG_KEYS_MAX) != 0)
+			return IPC_ERR_CONTENT;
 		d->next.n = 0;
 		d->next_gen = m.generation;
 	}
@@ -319,66 +326,71 @@ static int on_key_public(struct parent *d, const uint8_t *body, size_t len, int 
 	    m.name_len == 0 || m.name_len > PROTO_NAME_MAX || p256_point_check(m.point) != 0 ||
 	    m.allow.nusers > POLICY_IDS_MAX || m.allow.ngroups > POLICY_IDS_MAX ||
 	    m.purpose > POLICY_PURPOSE_AUDIT || m.max_signatures_per_second > CONFIG_RATE_MAX)
-		return -1;
+		return IPC_ERR_FIELD;
 	memcpy(name, m.name, m.name_len);
 	name[m.name_len] = '\0';
 	ck = (struct config_key){ .name = name, .nonce = (enum p256_nonce)m.nonce,
 		.verify_after_sign = m.verify_after_sign, .purpose = (enum policy_purpose)m.purpose,
 		.allow = m.allow, .max_signatures_per_second = m.max_signatures_per_second };
 	if (keytab_set_public(&d->next.pub[d->next.n], &ck, m.point) != 0)
-		return -1;
+		return IPC_ERR_CONTENT;
 	d->next.n++;
 	return 0;
 }
 
-static int on_keys_ready(struct parent *d, const uint8_t *body, size_t len, int *fd)
+static int on_keys_ready(void *ctx, struct ipc_msg *msg)
 {
+	struct parent *d = ctx;
 	struct ipc_keys_ready m;
 
-	memcpy(&m, body, sizeof(m));
-	if (m.generation != d->next_gen || m.nkeys != d->next.n || m.nsigners != d->pool.want)
-		return -1;
-	pool_expect(&d->pool, m.generation);
+	memcpy(&m, msg->body, sizeof(m));
+	if (m.nkeys != d->next.n || m.nsigners != d->signers.want)
+		return IPC_ERR_FIELD;
+	signers_expect(&d->signers, m.generation);
 	return 0;
 }
 
-static int on_signer_fd(struct parent *d, const uint8_t *body, size_t len, int *fd)
+static int on_signer_fd(void *ctx, struct ipc_msg *msg)
 {
+	struct parent *d = ctx;
 	struct ipc_signer m;
 	int r;
 
-	memcpy(&m, body, sizeof(m));
-	if (m.generation != d->pool.generation && m.generation != d->next_gen)
-		return -1;
-	/* A signer the pool cannot take is killed and replaced: not a fault of the key-holder. */
-	r = pool_add(&d->pool, m.generation, m.signer, (pid_t)m.pid, *fd);
-	*fd = -1;	/* the pool's now, or closed */
+	memcpy(&m, msg->body, sizeof(m));
+	/* A signer the set cannot take is killed and replaced: not a fault of the key-holder. */
+	r = signers_add(&d->signers, m.generation, m.signer, (pid_t)m.pid, msg->fd);
+	msg->fd = -1;	/* the set's now, or closed */
 	if (r != 0)
 		restart_cb(d, m.signer);
 	return 0;
 }
 
-static int on_signer_exit(struct parent *d, const uint8_t *body, size_t len, int *fd)
+static int on_signer_exit(void *ctx, struct ipc_msg *msg)
 {
+	struct parent *d = ctx;
 	struct ipc_signer_exit m;
 
-	memcpy(&m, body, sizeof(m));
-	pool_exited(&d->pool, m.signer, m.status);
+	memcpy(&m, msg->body, sizeof(m));
+	signers_exited(&d->signers, m.signer, m.status);
 	return 0;
 }
 
-static int on_audit_sealed(struct parent *d, const uint8_t *body, size_t len, int *fd)
+static int on_audit_sealed(void *ctx, struct ipc_msg *msg)
 {
+	struct parent *d = ctx;
 	struct ipc_audit_sealed m;
 
-	memcpy(&m, body, sizeof(m));
+	memcpy(&m, msg->body, sizeof(m));
 	audit_sealed(&d->audit, &m);
 	return 0;
 }
 
-static int on_reload_failed(struct parent *d, const uint8_t *body, size_t len, int *fd)
+static int on_reload_failed(void *ctx, struct ipc_msg *msg)
 {
-	log_error("reload refused, the keys in use stay: %.*s", (int)len, (const char *)body);
+	struct parent *d = ctx;
+
+	log_error("reload refused, the keys in use stay: %.*s", (int)msg->h.len,
+	    (const char *)msg->body);
 	keytab_free(&d->next);
 	d->next_gen = 0;
 	d->reloading = 0;
@@ -386,17 +398,14 @@ static int on_reload_failed(struct parent *d, const uint8_t *body, size_t len, i
 	return 0;
 }
 
-/* The parent's peer table for the key-holder: its messages and their handlers. */
-static const struct {
-	uint16_t type;
-	int (*fn)(struct parent *d, const uint8_t *body, size_t len, int *fd);
-} keyholder_handlers[] = {
-	{ IPC_KEY_PUBLIC, on_key_public },
-	{ IPC_KEYS_READY, on_keys_ready },
-	{ IPC_SIGNER_FD, on_signer_fd },
-	{ IPC_SIGNER_EXIT, on_signer_exit },
-	{ IPC_RELOAD_FAILED, on_reload_failed },
-	{ IPC_AUDIT_SEALED, on_audit_sealed },
+/* The parent's handlers of the key-holder's messages. */
+static const ipc_handler keyholder_handlers[IPC_TYPE_MAX] = {
+	[IPC_KEY_PUBLIC] = on_key_public,
+	[IPC_KEYS_READY] = on_keys_ready,
+	[IPC_SIGNER_FD] = on_signer_fd,
+	[IPC_SIGNER_EXIT] = on_signer_exit,
+	[IPC_RELOAD_FAILED] = on_reload_failed,
+	[IPC_AUDIT_SEALED] = on_audit_sealed,
 };
 
 /* The one descriptor passed with a record, or -1; more than one is a fault (all closed). */
@@ -426,29 +435,20 @@ static int passed_fd(struct msghdr *msg, int *fd)
 }
 
 /* Handles one record and the descriptor that came with it (closed unless a handler took it):
- * 0, or -1 when the key-holder broke the protocol. */
+ * 0, or a negative enum ipc_err when the key-holder broke the protocol. A record holds whole
+ * messages only. */
 static int keyholder_record(struct parent *d, const uint8_t *buf, size_t n, int fd)
 {
-	size_t off = 0, used;
-	struct ipc_header h;
-	const uint8_t *body;
-	int r;
+	size_t used;
+	int r = ipc_dispatch(&d->kh_peer, buf, n, SIZE_MAX, &fd, &used);
 
-	while ((r = ipc_next(buf + off, n - off, PROC_KEYHOLDER, PROC_PARENT, &h, &body,
-		    &used)) == 0) {
-		size_t i, count = sizeof(keyholder_handlers) / sizeof(keyholder_handlers[0]);
-
-		for (i = 0; i < count && keyholder_handlers[i].type != h.type; i++)
-			;
-		/* A descriptor travels alone with the message that announces it. */
-		if (i == count || (fd >= 0) != (h.type == IPC_SIGNER_FD) ||
-		    keyholder_handlers[i].fn(d, body, h.len, &fd) != 0)
-			break;
-		off += used;
-	}
+	if (r == 0 && used != n)
+		r = IPC_ERR_LENGTH;
+	if (r == 0 && fd >= 0)
+		r = IPC_ERR_FD;		/* no message took it */
 	if (fd >= 0)
 		close(fd);
-	return r == IPC_PARTIAL && off == n ? 0 : -1;
+	return r;
 }
 
 static void keyholder_read_cb(evutil_socket_t sock, short what, void *arg)
@@ -463,7 +463,7 @@ static void keyholder_read_cb(evutil_socket_t sock, short what, void *arg)
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.space,
 		.msg_controllen = sizeof(ctl.space) };
 	ssize_t n = recvmsg(d->kh.fd, &msg, MSG_CMSG_CLOEXEC);
-	int fd = -1, bad;
+	int fd = -1, bad, r;
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
@@ -472,10 +472,13 @@ static void keyholder_read_cb(evutil_socket_t sock, short what, void *arg)
 		return;
 	}
 	bad = passed_fd(&msg, &fd) != 0;
-	if (keyholder_record(d, buf, (size_t)n, bad ? -1 : fd) != 0 || bad) {
-		if (bad && fd >= 0)
+	if (bad) {
+		if (fd >= 0)
 			close(fd);
 		fail(d, "the key-holder sent a message the table refuses");
+	} else if ((r = keyholder_record(d, buf, (size_t)n, fd)) != 0) {
+		log_error("the key-holder %s", ipc_err_text(r));
+		fail(d, "the key-holder broke the protocol");
 	}
 }
 
@@ -514,6 +517,7 @@ static int start_keyholder(struct parent *d, const struct proc_user *signer_user
 		d->ls.fd = -1;
 		keyholder_main(PROC_CHANNEL_FD, &d->cfg, signer_user);
 	}
+	ipc_peer_init(&d->kh_peer, PROC_KEYHOLDER, PROC_PARENT, keyholder_handlers, d);
 	if (chan_open(&d->kh, d->base, fd, keyholder_read_cb, keyholder_write_cb, d) != 0) {
 		close(fd);
 		log_error("cannot watch the key-holder");
@@ -556,7 +560,8 @@ static int serve_clients(struct parent *d)
 		return -1;
 	}
 	d->requests = requests_new(d->base, &(struct requests_deps){ .cfg = &d->cfg, .kt = &d->kt,
-		.usage = d->usage, .pool = &d->pool, .audit = &d->audit, .replies = d->replies });
+		.usage = d->usage, .signers = &d->signers, .audit = &d->audit,
+		.replies = d->replies });
 	if (d->requests == NULL) {
 		close(fd);
 		return -1;
@@ -565,11 +570,46 @@ static int serve_clients(struct parent *d)
 	return (d->srv = server_new(d->base, &d->cfg, fd, &cb)) == NULL ? -1 : 0;
 }
 
+/* The event loop and its signals and timers (the timers are armed once the daemon is ready). */
+static int setup_events(struct parent *d)
+{
+	if ((d->base = event_base_new()) == NULL ||
+	    (d->sig_term = evsignal_new(d->base, SIGTERM, stop_cb, d)) == NULL ||
+	    (d->sig_int = evsignal_new(d->base, SIGINT, stop_cb, d)) == NULL ||
+	    (d->sig_hup = evsignal_new(d->base, SIGHUP, hup_cb, d)) == NULL ||
+	    (d->sig_chld = evsignal_new(d->base, SIGCHLD, chld_cb, d)) == NULL ||
+	    (d->watchdog_ev = event_new(d->base, -1, EV_PERSIST, watchdog_cb, d)) == NULL ||
+	    (d->status_ev = event_new(d->base, -1, EV_PERSIST, status_cb, d)) == NULL ||
+	    event_add(d->sig_term, NULL) != 0 || event_add(d->sig_int, NULL) != 0 ||
+	    event_add(d->sig_hup, NULL) != 0 || event_add(d->sig_chld, NULL) != 0) {
+		log_error("cannot set up the event loop");
+		return -1;
+	}
+	return 0;
+}
+
+/* The parent's own privileges dropped: to `user`, into its sandbox. The audit file is opened
+ * again beneath its directory after a rotation; a socket the daemon made is removed at exit. */
+static int drop_parent(struct parent *d, const struct proc_user *user)
+{
+	char audit_dir[PATH_MAX], socket_dir[PATH_MAX];
+	struct proc_paths paths = { NULL, NULL, NULL };
+
+	paths.audit_dir = dir_of(d->cfg.audit.file, audit_dir);
+	paths.socket_dir = d->ls.activated ? NULL : dir_of(d->cfg.socket, socket_dir);
+	if (proc_drop(PROC_PARENT, user, &paths) != 0)
+		return -1;
+	requests_start(d->requests, d->srv, geteuid());	/* may use keys with no "allow" */
+	if (user->set)
+		log_info("running as user %s (uid %u, gid %u)", user->name, (unsigned)user->uid,
+		    (unsigned)user->gid);
+	return 0;
+}
+
 static int start(struct parent *d, const char *path)
 {
-	char err[512], audit_dir[PATH_MAX], socket_dir[PATH_MAX];
+	char err[512];
 	struct proc_user user, signer_user;
-	struct proc_paths paths = { NULL, NULL, NULL };
 
 	if (config_load(path, &d->cfg, err, sizeof(err)) != 0) {
 		log_error("%s", err);
@@ -587,20 +627,10 @@ static int start(struct parent *d, const char *path)
 	d->watchdog_usec = notify_watchdog_usec();
 	if (listen_open(&d->cfg, &d->ls) != 0)
 		return -1;
-	if ((d->base = event_base_new()) == NULL ||
-	    (d->sig_term = evsignal_new(d->base, SIGTERM, stop_cb, d)) == NULL ||
-	    (d->sig_int = evsignal_new(d->base, SIGINT, stop_cb, d)) == NULL ||
-	    (d->sig_hup = evsignal_new(d->base, SIGHUP, hup_cb, d)) == NULL ||
-	    (d->sig_chld = evsignal_new(d->base, SIGCHLD, chld_cb, d)) == NULL ||
-	    (d->watchdog_ev = event_new(d->base, -1, EV_PERSIST, watchdog_cb, d)) == NULL ||
-	    (d->status_ev = event_new(d->base, -1, EV_PERSIST, status_cb, d)) == NULL ||
-	    event_add(d->sig_term, NULL) != 0 || event_add(d->sig_int, NULL) != 0 ||
-	    event_add(d->sig_hup, NULL) != 0 || event_add(d->sig_chld, NULL) != 0) {
-		log_error("cannot set up the event loop");
+	if (setup_events(d) != 0)
 		return -1;
-	}
-	if (pool_init(&d->pool, d->base, d->cfg.workers, d->cfg.limits.max_inflight,
-		d->cfg.limits.worker_timeout_ms, &pool_cbs, d) != 0 ||
+	if (signers_init(&d->signers, d->base, d->cfg.workers, d->cfg.limits.max_inflight,
+		d->cfg.limits.worker_timeout_ms, &signers_cbs, d) != 0 ||
 	    start_keyholder(d, &signer_user) != 0)
 		return -1;
 	if (serve_clients(d) != 0)
@@ -609,17 +639,7 @@ static int start(struct parent *d, const char *path)
 		log_error("the parent's self-test failed");
 		return -1;
 	}
-	/* The audit file is opened again beneath its directory after a rotation; a socket the
-	 * daemon made is removed at exit. */
-	paths.audit_dir = dir_of(d->cfg.audit.file, audit_dir);
-	paths.socket_dir = d->ls.activated ? NULL : dir_of(d->cfg.socket, socket_dir);
-	if (proc_drop(PROC_PARENT, &user, &paths) != 0)
-		return -1;
-	requests_start(d->requests, d->srv, geteuid());	/* may use keys with no "allow" */
-	if (user.set)
-		log_info("running as user %s (uid %u, gid %u)", user.name, (unsigned)user.uid,
-		    (unsigned)user.gid);
-	return 0;
+	return drop_parent(d, &user);
 }
 
 /*
@@ -666,24 +686,24 @@ static void finish(struct parent *d)
 
 	block_stop_signals();
 	if (d->base != NULL) {
-		pool_cancel(&d->pool, PROTO_E_SHUTTING_DOWN);
+		signers_cancel(&d->signers, PROTO_E_SHUTTING_DOWN);
 		replies_drop_held(d->replies);	/* for connections that go now */
 		server_free(d->srv);
 		audit_stop(&d->audit);	/* the last records, and the stop checkpoint awaited */
 	}
 	audit_free(&d->audit);
 	/* The key-holder's channel first: once it has seen its end, it no longer replaces (or
-	 * reports) the signers that the pool's closed channels then make leave. */
+	 * reports) the signers that their closed channels then make leave. */
 	chan_close(&d->kh);
-	pool_close(&d->pool);
+	signers_close(&d->signers);
 	wait_keyholder(d);
 	listen_cleanup(&d->cfg, &d->ls);
 	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
 		if (evs[i] != NULL)
 			event_free(evs[i]);
+	requests_free(d->requests);	/* its timer, before the event base */
 	if (d->base != NULL)
 		event_base_free(d->base);
-	requests_free(d->requests);
 	replies_free(d->replies);
 	free(d->usage);
 	keytab_free(&d->kt);

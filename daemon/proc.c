@@ -23,6 +23,18 @@ static const char *const names[PROC_MAX] = {
 	[PROC_SIGNER] = "signer",
 };
 
+/*
+ * A child role's process title (ps, top, /proc/PID/comm): "p256signd-" and a short form of the
+ * role, since the kernel keeps 15 bytes of a name (TASK_COMM_LEN) and "p256signd-keyholder"
+ * would be cut. The parent keeps its program's name, p256signd.
+ */
+#define TITLE_MAX 15
+static const char titles[PROC_MAX][TITLE_MAX + 1] = {
+	[PROC_PARENT] = "p256signd",
+	[PROC_KEYHOLDER] = "p256signd-keys",
+	[PROC_SIGNER] = "p256signd-sign",
+};
+
 /* The process that forked this one (0 in the parent role): for the parent-death signal. */
 static pid_t forked_by;
 
@@ -87,17 +99,15 @@ static int child_descriptors(enum proc_role role, int fd)
 
 static int child_setup(enum proc_role role, int fd)
 {
-	char title[16];
 	sigset_t none;
 
 	sigemptyset(&none);
-	snprintf(title, sizeof(title), "p256sign-%s", role == PROC_SIGNER ? "signer" : "keys");
 	/* The forker decides when a role stops (it closes the channel); a terminal's Ctrl-C reaches
 	 * the whole process group and must not kill the roles before the parent's orderly stop. */
 	if (signal(SIGINT, SIG_IGN) == SIG_ERR || signal(SIGTERM, SIG_IGN) == SIG_ERR ||
 	    signal(SIGHUP, SIG_IGN) == SIG_ERR || signal(SIGPIPE, SIG_IGN) == SIG_ERR ||
 	    signal(SIGCHLD, SIG_DFL) == SIG_ERR || sigprocmask(SIG_SETMASK, &none, NULL) != 0 ||
-	    die_with_forker() != 0 || prctl(PR_SET_NAME, title) != 0 ||
+	    die_with_forker() != 0 || prctl(PR_SET_NAME, titles[role]) != 0 ||
 	    child_descriptors(role, fd) != 0)
 		return -1;
 	return 0;

@@ -40,9 +40,9 @@ int proc_user_lookup(const char *name, struct proc_user *u);
  * Forks a process of `role` with a new socketpair (type SOCK_STREAM or SOCK_SEQPACKET) as its
  * channel. In the parent: returns the child's pid and its end of the pair in *fd. In the child:
  * returns 0 with the child's end moved to PROC_CHANNEL_FD, every other descriptor closed but
- * stderr (stdin and stdout on /dev/null), its name set to "p256signd-ROLE", SIGINT, SIGTERM,
- * SIGHUP and SIGPIPE ignored (the parent decides when a role stops) and SIGKILL as its
- * parent-death signal. -1 (logged) when the pair or the fork fails.
+ * stderr (stdin and stdout on /dev/null), its name set to "p256signd-keys" or "p256signd-sign"
+ * (the kernel's 15 bytes: proc.c), SIGINT, SIGTERM, SIGHUP and SIGPIPE ignored (the parent
+ * decides when a role stops) and SIGKILL as its parent-death signal. -1 (logged) when the pair or the fork fails.
  */
 pid_t proc_fork(enum proc_role role, int socktype, int *fd);
 

@@ -111,8 +111,8 @@ static void sign_request(struct requests *rq, const struct reply_to *to, int key
 		g->subject = *to->subject;
 	memcpy(g->key_name, kp->name, sizeof(g->key_name));
 	memcpy(g->key_id, kp->id, sizeof(g->key_id));
-	r = tls != NULL ? pool_sign_tls(rq->d.pool, (uint32_t)key, tls, g) :
-	    pool_sign(rq->d.pool, (uint32_t)key, digest, g);
+	r = tls != NULL ? signers_sign_tls(rq->d.signers, (uint32_t)key, tls, g) :
+	    signers_sign(rq->d.signers, (uint32_t)key, digest, g);
 	if (r != 0) {
 		free(g);
 		reply_error(rq->d.replies, to, (uint16_t)-r);
@@ -291,7 +291,7 @@ static json_t *status_json(const struct requests *rq)
 	    "max_frame_bytes", (json_int_t)rq->d.cfg->limits.max_frame_bytes,
 	    "log_lines_dropped", (json_int_t)log_dropped());
 
-	if (st == NULL || pool_status_add(rq->d.pool, st) != 0 ||
+	if (st == NULL || signers_status_add(rq->d.signers, st) != 0 ||
 	    server_status_add(rq->srv, st) != 0 || replies_status_add(rq->d.replies, st) != 0 ||
 	    json_object_set_new(st, "audit", audit_status_json(rq->d.audit)) != 0) {
 		json_decref(st);
@@ -445,7 +445,7 @@ static void expire_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct requests *rq = arg;
 
-	pool_expire(rq->d.pool, rq->d.cfg->limits.request_timeout_ms);
+	signers_expire(rq->d.signers, rq->d.cfg->limits.request_timeout_ms);
 }
 
 struct requests *requests_new(struct event_base *base, const struct requests_deps *deps)

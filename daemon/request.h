@@ -10,7 +10,7 @@
 #include "config.h"
 #include "keytab.h"
 #include "p256.h"
-#include "pool.h"
+#include "signers.h"
 #include "reply.h"
 #include "server.h"
 
@@ -30,7 +30,7 @@ struct requests_deps {
 	const struct config *cfg;
 	const struct keytab *kt;
 	struct key_usage *usage;
-	struct pool *pool;
+	struct signers *signers;
 	struct audit *audit;
 	struct replies *replies;
 };
@@ -58,7 +58,7 @@ void request_refused(void *arg);
 /* The server's before_write callback: the audit gate's (replies_before_write). */
 void request_before_write(void *arg);
 
-/* The pool's signed_cb: a signer's answer (or a failure) for a request of request_handle. */
+/* The signer set's signed_cb: a signer's answer (or a failure) for a request of request_handle. */
 void request_signed(void *ctx, uint16_t error, const uint8_t sig[P256_SIG_LEN], int from_pool);
 
 #endif

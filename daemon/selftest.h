@@ -23,7 +23,7 @@ int selftest_run(const struct keyset *kt, uint8_t kat_sig[P256_SIG_LEN]);
  */
 int selftest_public(void);
 
-/* 1 when sig is the RFC 6979 A.2.5 signature: the parent's check of a worker's answer. */
+/* 1 when sig is the RFC 6979 A.2.5 signature: the parent's check of a signer's answer. */
 int selftest_kat_matches(const uint8_t sig[P256_SIG_LEN]);
 
 #endif

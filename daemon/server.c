@@ -83,7 +83,7 @@ static void conn_free(struct conn *c)
 	free(c);
 }
 
-/* Closes the socket; the struct stays until the last request sent to a worker on its behalf
+/* Closes the socket; the struct stays until the last request sent to a signer on its behalf
  * comes back, and while its frames are being taken. */
 static void conn_close(struct conn *c)
 {

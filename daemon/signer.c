@@ -3,10 +3,8 @@
 #include "signer.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "busypoll.h"
@@ -15,68 +13,12 @@
 #include "log.h"
 #include "proc.h"
 #include "selftest.h"
+#include "signer-pools.h"
 #include "tls.h"
-
-/*
- * What a signer answers, from whom: its only peer is the parent. SIGN and SIGN_TLS requests are
- * signed together before any of a chunk's answers is written (sign_chunk), so their handler gets
- * its signature ready made in `signed_`.
- */
-typedef int (*signer_handler)(const struct keyset *kt, const uint8_t *body,
-	const struct ipc_signature *signed_, struct ipc_signature *out);
-
-static int answer_sign(const struct keyset *kt, const uint8_t *body,
-	const struct ipc_signature *signed_, struct ipc_signature *out)
-{
-	*out = *signed_;
-	return 0;
-}
-
-static int answer_selftest(const struct keyset *kt, const uint8_t *body,
-	const struct ipc_signature *signed_, struct ipc_signature *out)
-{
-	out->result = selftest_run(kt, out->sig);
-	return 0;
-}
-
-static int answer_ping(const struct keyset *kt, const uint8_t *body,
-	const struct ipc_signature *signed_, struct ipc_signature *out)
-{
-	return 0;
-}
-
-static const struct {
-	uint16_t type;
-	signer_handler fn;
-	size_t reply_len;	/* the reply's body: an ipc_signature, or nothing */
-} handlers[] = {
-	{ IPC_SIGN, answer_sign, sizeof(struct ipc_signature) },
-	{ IPC_SIGN_TLS, answer_sign, sizeof(struct ipc_signature) },
-	{ IPC_SELFTEST, answer_selftest, sizeof(struct ipc_signature) },
-	{ IPC_PING, answer_ping, 0 },
-};
-
-/* Answers one request into out; -1 when the message has no handler or the answer no room. */
-static int answer(const struct keyset *kt, const struct ipc_header *h, const uint8_t *body,
-	const struct ipc_signature *signed_, uint8_t *out, size_t cap, size_t *len)
-{
-	struct ipc_signature s;
-
-	for (size_t i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
-		if (handlers[i].type != h->type)
-			continue;
-		memset(&s, 0, sizeof(s));
-		if (handlers[i].fn(kt, body, signed_, &s) != 0)
-			return -1;
-		return ipc_put(out, cap, len, ipc_reply_type(h->type), h->id, &s,
-		    handlers[i].reply_len);
-	}
-	return -1;
-}
 
 _Static_assert(IPC_ANSWERS_PER_WRITE <= P256_BATCH_MAX, "a chunk's SIGN requests fit one batch");
 
-/* The requests of one write's worth of answers, parsed. */
+/* The requests of one write's worth of answers, taken by ipc_dispatch. */
 struct chunk {
 	struct ipc_header h[IPC_ANSWERS_PER_WRITE];
 	const uint8_t *body[IPC_ANSWERS_PER_WRITE];
@@ -84,6 +26,51 @@ struct chunk {
 	struct ipc_signature signed_[IPC_ANSWERS_PER_WRITE];	/* the SIGN and SIGN_TLS answers */
 	size_t n;
 };
+
+/*
+ * The signer's one handler, for every request the parent may send it: the request joins the
+ * chunk, which is answered whole once taken (SIGN and SIGN_TLS signed together: sign_chunk).
+ * ipc_dispatch stops at a full chunk.
+ */
+static int take_request(void *ctx, struct ipc_msg *m)
+{
+	struct chunk *c = ctx;
+
+	c->h[c->n] = m->h;
+	c->body[c->n] = m->body;
+	c->n++;
+	return 0;
+}
+
+static const ipc_handler request_handlers[IPC_TYPE_MAX] = {
+	[IPC_SIGN] = take_request,
+	[IPC_SIGN_TLS] = take_request,
+	[IPC_SELFTEST] = take_request,
+	[IPC_PING] = take_request,
+};
+
+/* Answers request j of c into out; -1 when the answer finds no room. */
+static int answer(const struct keyset *kt, const struct chunk *c, size_t j, uint8_t *out,
+	size_t cap, size_t *len)
+{
+	struct ipc_signature s;
+	size_t body = sizeof(s);
+
+	memset(&s, 0, sizeof(s));
+	switch (c->h[j].type) {
+	case IPC_SIGN:
+	case IPC_SIGN_TLS:
+		s = c->signed_[j];
+		break;
+	case IPC_SELFTEST:
+		s.result = selftest_run(kt, s.sig);
+		break;
+	default:		/* IPC_PING: its IPC_PONG has no body */
+		body = 0;
+		break;
+	}
+	return ipc_put(out, cap, len, ipc_reply_type(c->h[j].type), c->h[j].id, &s, body);
+}
 
 /*
  * The digest request j of c asks for, and the key: a SIGN's digest, or SHA-256 of the content a
@@ -189,41 +176,56 @@ static int send_answers(int fd, const uint8_t *out, size_t *len)
 }
 
 /*
- * Parses up to max requests from in[*off, have) into c; r as ipc_next's for the message after
- * the last one taken (0 when the chunk is full).
+ * Answers the requests in in[0, have), chunk by chunk (a chunk ends where a write is due, every
+ * IPC_ANSWERS_PER_WRITE answers, counted in *answered), each chunk's SIGN requests signed as one
+ * batch; the answers of the last chunk stay in out. Returns 0 with *off the bytes taken (a
+ * partial request is left), or -1 (logged).
  */
-static int next_chunk(const uint8_t *in, size_t have, size_t *off, size_t max, struct chunk *c)
+static int answer_read(int fd, const struct keyset *kt, struct p256_pool **pools,
+	const uint8_t *in, size_t have, size_t *off, uint8_t *out, size_t cap, size_t *len)
 {
-	size_t used;
-	int r = 0;
+	struct chunk c;
+	struct ipc_peer peer;
+	size_t answered = 0, max, used;
+	int r;
 
-	for (c->n = 0; c->n < max; c->n++) {
-		if ((r = ipc_next(in + *off, have - *off, PROC_PARENT, PROC_SIGNER, &c->h[c->n],
-			    &c->body[c->n], &used)) != 0)
-			break;
+	ipc_peer_init(&peer, PROC_PARENT, PROC_SIGNER, request_handlers, &c);
+	*off = 0;
+	do {
+		max = IPC_ANSWERS_PER_WRITE - answered % IPC_ANSWERS_PER_WRITE;
+		c.n = 0;
+		r = ipc_dispatch(&peer, in + *off, have - *off, max, NULL, &used);
 		*off += used;
-	}
-	return r;
+		sign_chunk(kt, pools, &c);
+		for (size_t j = 0; j < c.n; j++) {
+			if (answer(kt, &c, j, out, cap, len) != 0) {
+				log_error("signer %d: cannot answer a %s message", (int)getpid(),
+				    ipc_type_name(c.h[j].type));
+				r = -1;
+			}
+		}
+		if (r == 0 && c.n > 0 && (answered += c.n) % IPC_ANSWERS_PER_WRITE == 0 &&
+		    send_answers(fd, out, len) != 0)
+			r = -1;
+	} while (r == 0 && c.n == max);
+	explicit_bzero(&c, sizeof(c));
+	if (r < -1)
+		log_error("signer %d: the parent %s", (int)getpid(), ipc_err_text(r));
+	return r == 0 ? 0 : -1;
 }
 
-/*
- * Reads, answers and writes batches until the parent closes the channel: the requests of a read
- * are answered in chunks that end where a write is due (every IPC_ANSWERS_PER_WRITE answers),
- * each chunk's SIGN requests signed as one batch.
- */
+/* Reads, answers and writes batches until the parent closes the channel: 0 then, else -1. */
 static int serve(int fd, const struct keyset *kt, struct p256_pool **pools, unsigned poll_us)
 {
 	/* Every request is at least a header long, which bounds the answers to one read. */
 	uint8_t in[IPC_BATCH * (sizeof(struct ipc_header) + sizeof(struct ipc_sign))];
 	uint8_t out[sizeof(in) / sizeof(struct ipc_header) * IPC_SIGNER_MSG_MAX];
-	struct chunk c;
 	size_t have = 0;
 	uint64_t answered_us = 0;	/* the last answers' write: refills wait until it is old */
 
 	for (;;) {
-		size_t off = 0, len = 0, answered = 0;
+		size_t off, len = 0;
 		ssize_t n;
-		int r;
 
 		while (signer_refill_idle(fd, pools, kt->n, answered_us) == 1)
 			;
@@ -237,97 +239,14 @@ static int serve(int fd, const struct keyset *kt, struct p256_pool **pools, unsi
 			return -1;
 		}
 		have += (size_t)n;
-		do {
-			r = next_chunk(in, have, &off,
-			    IPC_ANSWERS_PER_WRITE - answered % IPC_ANSWERS_PER_WRITE, &c);
-			sign_chunk(kt, pools, &c);
-			for (size_t j = 0; j < c.n; j++) {
-				if (answer(kt, &c.h[j], c.body[j], &c.signed_[j], out, sizeof(out),
-					&len) != 0) {
-					log_error("signer %d: cannot answer a %s message",
-					    (int)getpid(), ipc_type_name(c.h[j].type));
-					return -1;
-				}
-			}
-			if (c.n > 0 && (answered += c.n) % IPC_ANSWERS_PER_WRITE == 0 &&
-			    send_answers(fd, out, &len) != 0)
-				return -1;
-		} while (r == 0 && c.n > 0);
-		explicit_bzero(&c, sizeof(c));
-		if (r < 0) {
-			log_error("signer %d: a message the table refuses (%d)", (int)getpid(), r);
+		if (answer_read(fd, kt, pools, in, have, &off, out, sizeof(out), &len) != 0)
 			return -1;
-		}
 		memmove(in, in + off, have - off);
 		have -= off;
 		if (send_answers(fd, out, &len) != 0)
 			return -1;
 		answered_us = clock_now_us();
 	}
-}
-
-/* 1 when the channel has something to read (a request, or its end), else 0. */
-static int request_waiting(int fd)
-{
-	uint8_t b;
-	ssize_t n = recv(fd, &b, 1, MSG_DONTWAIT | MSG_PEEK);
-
-	return n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
-}
-
-int signer_refill_idle(int fd, struct p256_pool **pools, size_t n, uint64_t quiet_since_us)
-{
-	int r;
-
-	for (size_t i = 0; i < n; i++) {
-		if (pools[i] == NULL || p256_pool_missing(pools[i]) == 0)
-			continue;
-		if (request_waiting(fd))
-			return 0;
-		if (clock_now_us() - quiet_since_us < SIGNER_REFILL_DELAY_US) {
-			(void)sched_yield();	/* always succeeds on Linux */
-			return 1;
-		}
-		if ((r = p256_pool_refill(pools[i], SIGNER_POOL_REFILL)) != 0) {
-			/* Without it the key signs on demand, as hedged keys do; no retry loop. */
-			log_error("signer %d: key %zu's nonce pool cannot be refilled (%s): it signs on "
-			    "demand from now on", (int)getpid(), i, p256_err_tag(r));
-			p256_pool_free(pools[i]);
-			pools[i] = NULL;
-		}
-		return 1;
-	}
-	return 0;
-}
-
-/* A pool for every key whose nonce mode is precomputed (NULL for the others); 0 or -1 (logged). */
-static int pools_new(const struct keyset *kt, struct p256_pool ***out)
-{
-	struct p256_pool **pools = calloc(kt->n, sizeof(*pools));
-	int r;
-
-	*out = pools;
-	if (pools == NULL) {
-		log_error("signer %d: out of memory", (int)getpid());
-		return -1;
-	}
-	for (size_t i = 0; i < kt->n; i++) {
-		if (kt->pub[i].nonce != P256_NONCE_PRECOMPUTED)
-			continue;
-		if ((r = p256_pool_new(&pools[i], &kt->priv[i], SIGNER_POOL_ENTRIES)) != 0) {
-			log_error("signer %d: key %s: cannot make its nonce pool (%s): %s",
-			    (int)getpid(), kt->pub[i].name, p256_err_tag(r), strerror(errno));
-			return -1;
-		}
-	}
-	return 0;
-}
-
-static void pools_free(const struct keyset *kt, struct p256_pool **pools)
-{
-	for (size_t i = 0; pools != NULL && i < kt->n; i++)
-		p256_pool_free(pools[i]);
-	free(pools);
 }
 
 void signer_main(int fd, struct keyset *kt, unsigned poll_us)
@@ -351,13 +270,13 @@ void signer_main(int fd, struct keyset *kt, unsigned poll_us)
 		goto out;
 	}
 	/* Mapped, advised and locked before the sandbox, which allows none of it later. */
-	if ((r = pools_new(kt, &pools)) != 0)
+	if ((r = signer_pools_new(kt, &pools)) != 0)
 		goto out;
 	if ((r = proc_drop(PROC_SIGNER, &same, NULL)) != 0)
 		goto out;
 	r = serve(fd, kt, pools, poll_us);
 out:
-	pools_free(kt, pools);
+	signer_pools_free(kt, pools);
 	keyset_free(kt);
 	exit(r == 0 ? 0 : 1);
 }

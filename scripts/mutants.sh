@@ -181,14 +181,14 @@ mutant untabled-builds-table lib/sign.c unit \
 	'return key_init(key, d, 0);' \
 	'return key_init(key, d, 1);'
 
-# precomputed nonces (lib/nonce-pool.c, daemon/signer.c) and the batch's x (lib/field.c)
+# precomputed nonces (lib/nonce-pool.c, daemon/signer.c, daemon/signer-pools.c) and the batch's x (lib/field.c)
 mutant pool-entry-reused lib/nonce-pool.c unit \
 	'e = &pg->e[--pg->ready];' \
 	'e = &pg->e[pg->ready - 1];'
 mutant pool-kept-in-fork-child lib/nonce-pool.c unit \
 	'madvise(p, pool->bytes, MADV_WIPEONFORK) != 0 ||' \
 	''
-mutant pool-refill-while-request-waits daemon/signer.c unit \
+mutant pool-refill-while-request-waits daemon/signer-pools.c unit \
 	'if (request_waiting(fd))' \
 	'if (request_waiting(fd) && 0)'
 mutant signer-ignores-pool daemon/signer.c unit \
@@ -299,7 +299,7 @@ mutant der-sign-byte-dropped lib/der.c unit \
 
 # the signer's batching (daemon/signer.c)
 mutant answers-once-per-batch daemon/signer.c unit \
-	'if (c.n > 0 && (answered += c.n) % IPC_ANSWERS_PER_WRITE == 0 &&' \
+	'if (r == 0 && c.n > 0 && (answered += c.n) % IPC_ANSWERS_PER_WRITE == 0 &&' \
 	'if (0 &&'
 # key files (lib/base64.c, lib/pem.c, lib/keyfile*.c): docs/keys.md, "Mutants"
 mutant base64-pad-inside-accepted lib/base64.c keys \

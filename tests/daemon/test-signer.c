@@ -25,6 +25,7 @@
 #include "ipc.h"
 #include "keyset.h"
 #include "signer.h"
+#include "signer-pools.h"
 
 /* RFC 6979 A.2.5's private key and a second one (verify_after_sign); the signatures are checked
  * against p256_sign in this process. */
@@ -58,14 +59,14 @@ static void send_batch(int fd, uint64_t first, size_t n)
 	CHECK_INT(write(fd, buf, len), len);
 }
 
-/* Reads one write of the worker's (waiting at most 10 s); returns its length, 0 on failure. */
+/* Reads one write of the signer's (waiting at most 10 s); returns its length, 0 on failure. */
 static size_t read_record(int fd, uint8_t *buf, size_t cap)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	ssize_t n;
 
 	if (poll(&p, 1, 10000) != 1) {
-		CHECK(!"the worker answered within 10 s");
+		CHECK(!"the signer answered within 10 s");
 		return 0;
 	}
 	n = recv(fd, buf, cap, 0);

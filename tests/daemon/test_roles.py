@@ -18,6 +18,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from daemonlib import *  # noqa: E402,F403
 
+# The process titles that daemon/proc.h promises, as ps shows them.
+TITLES = {"parent": "p256signd", "keyholder": "p256signd-keys", "signer": "p256signd-sign"}
 USERS = ("p256sign-tparent", "p256sign-tsigner")
 
 
@@ -83,6 +85,8 @@ def identities(binary, key):
         check(st["CapEff"] == "0" * 16 and st["CapPrm"] == "0" * 16,
               "%s has no capability: %s" % (name, st["CapEff"]))
         check(st["NoNewPrivs"] == "1", "%s NoNewPrivs: %s" % (name, st["NoNewPrivs"]))
+        title = TITLES[name]
+        check(st["Name"] == title, "%s %d is named %s: %s" % (name, pid, title, st["Name"]))
         check(st["Seccomp"] == "2", "%s Seccomp: %s" % (name, st["Seccomp"]))
         if name == "signer":
             check(int(st["VmLck"].split()[0]) > 0, "signer keys locked: VmLck %s" % st["VmLck"])
