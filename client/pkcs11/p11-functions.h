@@ -55,11 +55,15 @@ CK_RV p11_C_Sign(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len, CK_BYTE_PT
 	CK_ULONG_PTR sig_len);
 CK_RV p11_C_SignUpdate(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len);
 CK_RV p11_C_SignFinal(CK_SESSION_HANDLE h, CK_BYTE_PTR sig, CK_ULONG_PTR sig_len);
+CK_RV p11_C_SeedRandom(CK_SESSION_HANDLE h, CK_BYTE_PTR seed, CK_ULONG len);
+CK_RV p11_C_GenerateRandom(CK_SESSION_HANDLE h, CK_BYTE_PTR out, CK_ULONG len);
 #define P11_SIGN_FUNCTIONS \
 	.C_SignInit = p11_C_SignInit, \
 	.C_Sign = p11_C_Sign, \
 	.C_SignUpdate = p11_C_SignUpdate, \
-	.C_SignFinal = p11_C_SignFinal
+	.C_SignFinal = p11_C_SignFinal, \
+	.C_SeedRandom = p11_C_SeedRandom, \
+	.C_GenerateRandom = p11_C_GenerateRandom
 
 /* unsupported.c: everything else. */
 #define P11_UNSUPPORTED(name) .C_##name = p11_unsupported_##name
@@ -146,10 +150,6 @@ CK_RV p11_unsupported_UnwrapKey(CK_SESSION_HANDLE session, CK_MECHANISM_PTR mech
 CK_RV p11_unsupported_DeriveKey(CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism,
 	CK_OBJECT_HANDLE base_key, CK_ATTRIBUTE_PTR templ, unsigned long attribute_count,
 	CK_OBJECT_HANDLE_PTR key);
-CK_RV p11_unsupported_SeedRandom(CK_SESSION_HANDLE session, unsigned char *seed, unsigned long
-	seed_len);
-CK_RV p11_unsupported_GenerateRandom(CK_SESSION_HANDLE session, unsigned char *random_data,
-	unsigned long random_len);
 CK_RV p11_unsupported_WaitForSlotEvent(CK_FLAGS flags, CK_SLOT_ID_PTR slot, void *reserved);
 CK_RV p11_C_GetFunctionStatus(CK_SESSION_HANDLE h);
 CK_RV p11_C_CancelFunction(CK_SESSION_HANDLE h);
@@ -170,7 +170,7 @@ CK_RV p11_C_CancelFunction(CK_SESSION_HANDLE h);
 	P11_UNSUPPORTED(DecryptDigestUpdate), P11_UNSUPPORTED(SignEncryptUpdate), \
 	P11_UNSUPPORTED(DecryptVerifyUpdate), P11_UNSUPPORTED(GenerateKey), \
 	P11_UNSUPPORTED(GenerateKeyPair), P11_UNSUPPORTED(WrapKey), P11_UNSUPPORTED(UnwrapKey), \
-	P11_UNSUPPORTED(DeriveKey), P11_UNSUPPORTED(SeedRandom), P11_UNSUPPORTED(GenerateRandom), \
+	P11_UNSUPPORTED(DeriveKey),  \
 	P11_UNSUPPORTED(WaitForSlotEvent), \
 	.C_GetFunctionStatus = p11_C_GetFunctionStatus, \
 	.C_CancelFunction = p11_C_CancelFunction

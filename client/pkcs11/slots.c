@@ -167,7 +167,7 @@ CK_RV p11_C_GetTokenInfo(CK_SLOT_ID id, CK_TOKEN_INFO_PTR info)
 	p11_pad(info->model, sizeof(info->model), "p256signd");
 	snprintf(serial, sizeof(serial), "%016llx", (unsigned long long)ident.serial);
 	p11_pad(info->serialNumber, sizeof(info->serialNumber), serial);
-	info->flags = CKF_TOKEN_INITIALIZED | CKF_USER_PIN_INITIALIZED;
+	info->flags = CKF_TOKEN_INITIALIZED | CKF_USER_PIN_INITIALIZED | CKF_RNG;
 	info->ulMaxSessionCount = CK_EFFECTIVELY_INFINITE;
 	info->ulSessionCount = CK_UNAVAILABLE_INFORMATION;
 	info->ulMaxRwSessionCount = CK_EFFECTIVELY_INFINITE;
@@ -222,9 +222,10 @@ CK_RV p11_C_GetMechanismInfo(CK_SLOT_ID id, CK_MECHANISM_TYPE type, CK_MECHANISM
 		return CKR_SLOT_ID_INVALID;
 	if (type != CKM_ECDSA && type != CKM_ECDSA_SHA256)
 		return CKR_MECHANISM_INVALID;
-	/* P-256 only; signing only (verification is the caller's, with the public key). */
+	/* P-256 only; signing only (verification is the caller's, with the public key); CKF_HW:
+	 * done by the token (the daemon), not by this library. */
 	info->ulMinKeySize = 256;
 	info->ulMaxKeySize = 256;
-	info->flags = CKF_SIGN | CKF_EC_F_P | CKF_EC_NAMEDCURVE | CKF_EC_UNCOMPRESS;
+	info->flags = CKF_HW | CKF_SIGN | CKF_EC_F_P | CKF_EC_NAMEDCURVE | CKF_EC_UNCOMPRESS;
 	return CKR_OK;
 }

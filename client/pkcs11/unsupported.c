@@ -276,18 +276,6 @@ CK_RV p11_unsupported_DeriveKey(CK_SESSION_HANDLE session, CK_MECHANISM_PTR mech
 	(void)key; return unsupported();
 }
 
-CK_RV p11_unsupported_SeedRandom(CK_SESSION_HANDLE session, unsigned char *seed, unsigned long
-	seed_len)
-{
-	(void)session; (void)seed; (void)seed_len; return unsupported();
-}
-
-CK_RV p11_unsupported_GenerateRandom(CK_SESSION_HANDLE session, unsigned char *random_data,
-	unsigned long random_len)
-{
-	(void)session; (void)random_data; (void)random_len; return unsupported();
-}
-
 CK_RV p11_unsupported_WaitForSlotEvent(CK_FLAGS flags, CK_SLOT_ID_PTR slot, void *reserved)
 {
 	(void)flags; (void)slot; (void)reserved; return unsupported();
