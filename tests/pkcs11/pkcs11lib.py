@@ -24,8 +24,9 @@ daemon = None
 ENV = {}
 
 
-def init(daemon_bin, module_path):
-    """Starts the daemon; ENV makes the module (and libp256sign) find its socket."""
+def init(daemon_bin, module_path, allow=()):
+    """Starts the daemon, whose rfc key nobody and the users `allow` lists may use; ENV makes
+    the module (and libp256sign) find its socket."""
     global module, tmp, daemon
     module = os.path.abspath(module_path)
     tmp = tempfile.mkdtemp(prefix="p256sign-pkcs11-test-")
@@ -35,7 +36,7 @@ def init(daemon_bin, module_path):
     audit = path("audit.key")
     openssl_key(audit)
     keys = [{"name": "rfc", "file": RFC_KEY, "nonce": "deterministic",
-             "allow": {"users": [NOBODY]}},
+             "allow": {"users": [NOBODY, *allow]}},
             {"name": "web", "file": web, "purpose": "tls-server"},
             {"name": "audit", "file": audit, "purpose": "audit"}]
     daemon = Daemon(os.path.abspath(daemon_bin), keys=keys, extra={
@@ -58,7 +59,7 @@ def path(name):
 
 def run(argv, stdin=b"", timeout=60, env=None):
     """(exit status, stdout, stderr as text) of a program."""
-    p = subprocess.run(argv, input=stdin, env=env or ENV, timeout=timeout,
+    p = subprocess.run(argv, input=stdin, env=env or ENV or None, timeout=timeout,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     return p.returncode, p.stdout, p.stderr.decode(errors="replace")
 
