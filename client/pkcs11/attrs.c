@@ -7,6 +7,9 @@
 
 #include "p11.h"
 
+const CK_MECHANISM_TYPE p11_mechanisms[] = { CKM_ECDSA, CKM_ECDSA_SHA256 };
+const size_t p11_nmechanisms = sizeof(p11_mechanisms) / sizeof(p11_mechanisms[0]);
+
 static const CK_BBOOL yes = CK_TRUE, no = CK_FALSE;
 static const CK_OBJECT_CLASS class_private = CKO_PRIVATE_KEY, class_public = CKO_PUBLIC_KEY;
 static const CK_KEY_TYPE key_type = CKK_EC;

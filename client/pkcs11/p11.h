@@ -98,10 +98,13 @@ typedef int p11_request_fn(struct p256sign *h, void *arg);
 int p11_request(struct p11_slot *s, p11_request_fn *fn, void *arg);
 CK_RV p11_rv(int p256sign_error);
 
-/* keys.c: the slot's key table from LIST_KEYS (takes the slot's connection lock, then the
- * module lock); parse without I/O (fuzzed). */
-CK_RV p11_refresh_keys(CK_SLOT_ID slot);
+/* keylist.c: LIST_KEYS's JSON as key entries (*out to free); -1 when malformed. */
+#define P11_MAX_KEYS (1u << 22)	/* the key index bits of an object handle */
 int p11_parse_keys(const char *json, struct p11_key **out, size_t *n);
+
+/* keys.c: the slot's key table from LIST_KEYS (takes the slot's connection lock, then the
+ * module lock). */
+CK_RV p11_refresh_keys(CK_SLOT_ID slot);
 int p11_merge_keys(struct p11_slot *s, const struct p11_key *keys, size_t n);
 /* The key and kind of a handle (under the module lock); NULL when invalid or absent. */
 struct p11_key *p11_object(CK_OBJECT_HANDLE h, CK_SLOT_ID *slot, int *kind);
@@ -134,7 +137,7 @@ void p11_session_reset(struct p11_session *s);
  * with pointers into msg. 0 when it is, -1 when not. */
 int p11_tls_content(const uint8_t *msg, size_t len, struct p256sign_tls *tls);
 
-/* mechanisms.c */
+/* attrs.c: the mechanisms, CKA_ALLOWED_MECHANISMS and C_GetMechanismList. */
 extern const CK_MECHANISM_TYPE p11_mechanisms[];
 extern const size_t p11_nmechanisms;
 

@@ -14,9 +14,6 @@
 
 #include "p11-functions.h"
 
-const CK_MECHANISM_TYPE p11_mechanisms[] = { CKM_ECDSA, CKM_ECDSA_SHA256 };
-const size_t p11_nmechanisms = sizeof(p11_mechanisms) / sizeof(p11_mechanisms[0]);
-
 struct p11_slot *p11_slot(CK_SLOT_ID id)
 {
 	if (p11_mod == NULL || id >= p11_mod->nslots)
@@ -201,7 +198,7 @@ CK_RV p11_C_GetMechanismList(CK_SLOT_ID id, CK_MECHANISM_TYPE_PTR list, CK_ULONG
 		if (*count < p11_nmechanisms)
 			rv = CKR_BUFFER_TOO_SMALL;
 		else
-			memcpy(list, p11_mechanisms, sizeof(p11_mechanisms));
+			memcpy(list, p11_mechanisms, p11_nmechanisms * sizeof(p11_mechanisms[0]));
 	}
 	*count = p11_nmechanisms;
 	return rv;
