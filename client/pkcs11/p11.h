@@ -71,11 +71,15 @@ struct p11_session {
 	void *md;			/* EVP_MD_CTX once CKM_ECDSA_SHA256 data outgrew buf */
 };
 
+struct p11_job;
+
 struct p11_module {
 	struct p11_slot slots[P11_MAX_SLOTS];
 	size_t nslots;
 	struct p11_session **sessions;	/* handle = index + 1 */
 	size_t nsessions;
+	struct p11_job *jobs;		/* signatures at the daemon now (sign.c) */
+	struct p11_module *kept;	/* module.c: parents' states a child could not free */
 };
 
 /* module.c: the state, NULL while not initialized; the lock around it. */
@@ -132,6 +136,9 @@ int p11_matches(const struct p11_attrs *attrs, const CK_ATTRIBUTE *tmpl, CK_ULON
 /* session.c: the session of a handle (under the module lock), NULL when invalid. */
 struct p11_session *p11_session(CK_SESSION_HANDLE h);
 void p11_session_reset(struct p11_session *s);
+
+/* sign.c: frees the jobs of a state inherited by a child, whose threads are gone. */
+void p11_free_jobs(struct p11_module *m);
 
 /* tls.c: whether a CKM_ECDSA_SHA256 message is a TLS handshake's signed content; fills *tls
  * with pointers into msg. 0 when it is, -1 when not. */

@@ -16,8 +16,14 @@
 
 #include "p11-functions.h"
 
-/* What one signature needs, taken from the session under the module lock. */
-struct sign_job {
+/*
+ * What one signature needs, taken from the session under the module lock. A job is on the
+ * module's list while its thread waits for the daemon, so that a child made by fork() meanwhile,
+ * where that thread does not exist, frees it with the inherited state.
+ */
+struct p11_job {
+	struct p11_job *next, *prev;
+	struct p11_module *mod;		/* whose list it is on */
 	CK_MECHANISM_TYPE mech;
 	uint8_t id[P256SIGN_KEY_ID_LEN];
 	int purpose;
@@ -99,7 +105,7 @@ static CK_RV append(struct p11_session *s, const uint8_t *data, size_t len)
  * the operation. *ready is 1 when the job is to be signed.
  */
 static CK_RV take_job(CK_SESSION_HANDLE h, const CK_BYTE *data, CK_ULONG len, int final,
-	CK_BYTE_PTR sig, CK_ULONG_PTR sig_len, struct sign_job *job, struct p11_slot **slot,
+	CK_BYTE_PTR sig, CK_ULONG_PTR sig_len, struct p11_job *job, struct p11_slot **slot,
 	int *ready)
 {
 	struct p11_session *s;
@@ -162,7 +168,7 @@ static void as_digest(const uint8_t *data, size_t len, uint8_t digest[P256SIGN_D
 
 static int sign_request(struct p256sign *h, void *arg)
 {
-	struct sign_job *job = arg;
+	struct p11_job *job = arg;
 	struct p256sign_key key = { .id = job->id };
 	uint8_t digest[P256SIGN_DIGEST_LEN];
 	struct p256sign_tls tls;
@@ -190,7 +196,53 @@ static int sign_request(struct p256sign *h, void *arg)
 }
 
 /* Signs the job on the slot's connection (no module lock held) and writes the signature. */
-static CK_RV finish(struct sign_job *job, struct p11_slot *slot, CK_BYTE_PTR sig,
+static void free_job(struct p11_job *job)
+{
+	if (job->data != NULL)
+		explicit_bzero(job->data, P11_BUF_MAX);
+	free(job->data);
+	EVP_MD_CTX_free(job->md);
+	explicit_bzero(job->sig, sizeof(job->sig));
+	free(job);
+}
+
+void p11_free_jobs(struct p11_module *m)
+{
+	struct p11_job *job, *next;
+
+	for (job = m->jobs; job != NULL; job = next) {
+		next = job->next;
+		free_job(job);
+	}
+	m->jobs = NULL;
+}
+
+/* Under the module lock. */
+static void link_job(struct p11_job *job)
+{
+	job->mod = p11_mod;
+	job->prev = NULL;
+	job->next = p11_mod->jobs;
+	if (job->next != NULL)
+		job->next->prev = job;
+	p11_mod->jobs = job;
+}
+
+/* Under the module lock; a job of a state finalised meanwhile (C_Finalize during a call, which
+ * PKCS#11 forbids) is no longer on any list. */
+static void unlink_job(struct p11_job *job)
+{
+	if (p11_mod != job->mod)
+		return;
+	if (job->prev != NULL)
+		job->prev->next = job->next;
+	else
+		p11_mod->jobs = job->next;
+	if (job->next != NULL)
+		job->next->prev = job->prev;
+}
+
+static CK_RV finish(struct p11_job *job, struct p11_slot *slot, CK_BYTE_PTR sig,
 	CK_ULONG_PTR sig_len)
 {
 	CK_RV rv = job->rv;
@@ -208,10 +260,10 @@ static CK_RV finish(struct sign_job *job, struct p11_slot *slot, CK_BYTE_PTR sig
 		memcpy(sig, job->sig, P256SIGN_SIG_RAW_LEN);
 		*sig_len = P256SIGN_SIG_RAW_LEN;
 	}
-	if (job->data != NULL)
-		explicit_bzero(job->data, P11_BUF_MAX);
-	free(job->data);
-	EVP_MD_CTX_free(job->md);
+	p11_lock();
+	unlink_job(job);
+	p11_unlock();
+	free_job(job);
 	return rv;
 }
 
@@ -220,17 +272,23 @@ static CK_RV finish(struct sign_job *job, struct p11_slot *slot, CK_BYTE_PTR sig
 static CK_RV sign_now(CK_SESSION_HANDLE h, const CK_BYTE *data, CK_ULONG len, int final,
 	CK_BYTE_PTR sig, CK_ULONG_PTR sig_len)
 {
-	struct sign_job job = { .rv = CKR_OK };
+	struct p11_job *job = calloc(1, sizeof(*job));
 	struct p11_slot *slot = NULL;
-	int ready;
+	int ready = 0;
 	CK_RV rv;
 
+	if (job == NULL)
+		return CKR_HOST_MEMORY;
 	p11_lock();
-	rv = take_job(h, data, len, final, sig, sig_len, &job, &slot, &ready);
+	rv = take_job(h, data, len, final, sig, sig_len, job, &slot, &ready);
+	if (rv == CKR_OK && ready)
+		link_job(job);
 	p11_unlock();
-	if (rv != CKR_OK || !ready)
+	if (rv != CKR_OK || !ready) {
+		free(job);
 		return rv;
-	return finish(&job, slot, sig, sig_len);
+	}
+	return finish(job, slot, sig, sig_len);
 }
 
 CK_RV p11_C_Sign(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len, CK_BYTE_PTR sig,
