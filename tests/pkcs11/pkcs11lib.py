@@ -24,9 +24,10 @@ daemon = None
 ENV = {}
 
 
-def init(daemon_bin, module_path, allow=()):
+def init(daemon_bin, module_path, preload="", allow=()):
     """Starts the daemon, whose rfc key nobody and the users `allow` lists may use; ENV makes
-    the module (and libp256sign) find its socket."""
+    the module (and libp256sign) find its socket. preload: the sanitizer runtimes an
+    instrumented module needs in plain programs ("" for none)."""
     global module, tmp, daemon
     module = os.path.abspath(module_path)
     tmp = tempfile.mkdtemp(prefix="p256sign-pkcs11-test-")
@@ -44,6 +45,9 @@ def init(daemon_bin, module_path, allow=()):
         "audit": {"journal": False, "file": path("audit.jsonl"), "key": "audit"}})
     ENV.update(os.environ, P256SIGN_SOCKET=daemon.socket, HOME=path("home"))
     ENV.pop("P256SIGN_PKCS11_CONFIG", None)
+    if preload:
+        # The programs' own leaks are not the module's (its own are the valgrind test's).
+        ENV.update(LD_PRELOAD=preload, ASAN_OPTIONS="detect_leaks=0")
     os.makedirs(path("home"))
     return daemon
 

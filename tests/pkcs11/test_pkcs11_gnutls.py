@@ -7,7 +7,7 @@ daemon. The same server with the tls-server key fails its handshakes: GnuTLS giv
 handshake's digest (CKM_ECDSA), which a purpose-bound key never signs (docs/pkcs11.md).
 gnutls-serv cannot be told to listen on 127.0.0.1 only, so the test runs in a network namespace
 of its own, whose loopback is its only interface.
-Usage: test_pkcs11_gnutls.py P256SIGND MODULE"""
+Usage: test_pkcs11_gnutls.py P256SIGND MODULE [SANITIZER_PRELOAD]"""
 import os
 import re
 import subprocess
@@ -81,7 +81,7 @@ def handshake_ok(client, port, version):
 
 def main():
     ok(["ip", "link", "set", "lo", "up"])
-    pkcs11lib.init(sys.argv[1], sys.argv[2])
+    pkcs11lib.init(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "")
     ok(["openssl", "req", "-x509", "-new", "-key", RFC_KEY, "-subj", "/CN=localhost",
         "-addext", "subjectAltName=DNS:localhost", "-days", "2", "-out", path("cert.pem")])
     proc, port = start_server("rfc")

@@ -4,7 +4,7 @@
 Debian's sshd on 127.0.0.1 (a throwaway user, the key in its authorized_keys) and runs a command;
 a second throwaway user, whom the key's allow list does not name, finds no key and is refused.
 Both users and everything sshd needs are removed at the end.
-Usage: test_pkcs11_ssh.py P256SIGND MODULE SSHD"""
+Usage: test_pkcs11_ssh.py P256SIGND MODULE SSHD [SANITIZER_PRELOAD]"""
 import os
 import pwd
 import shutil
@@ -67,7 +67,8 @@ def main():
     home = os.path.join("/tmp", "p256sign-ssh-test-home")
     uid_ok = add_user(USERS[0], home)
     add_user(USERS[1], home)
-    pkcs11lib.init(sys.argv[1], sys.argv[2], allow=[uid_ok])
+    pkcs11lib.init(sys.argv[1], sys.argv[2], sys.argv[4] if len(sys.argv) > 4 else "",
+                   allow=[uid_ok])
     os.makedirs(path("ssh-home"), 0o777)
     os.chmod(path("ssh-home"), 0o777)
 

@@ -6,7 +6,7 @@ the public key, ECDSA and ECDSA-SHA256 signatures checked by openssl, the purpos
 --test), GnuTLS's p11tool (list, export the public key), p11-kit (the module registered by a
 config file: list-modules, p11-kit-proxy.so, the settings of x-init-reserved) and NSS (modutil
 -add, certutil -K).
-Usage: test_pkcs11_tools.py P256SIGND MODULE"""
+Usage: test_pkcs11_tools.py P256SIGND MODULE [SANITIZER_PRELOAD]"""
 import hashlib
 import os
 import re
@@ -155,7 +155,7 @@ def nss():
 
 
 def main():
-    pkcs11lib.init(sys.argv[1], sys.argv[2])
+    pkcs11lib.init(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "")
     pub = pkcs11lib.pubkey_pem("rfc")
     pkcs11_tool(pub)
     p11tool(pub)
