@@ -33,6 +33,16 @@ void p11_unlock(void)
 	(void)pthread_mutex_unlock(&module_lock);
 }
 
+int p11_initialized(void)
+{
+	int r;
+
+	p11_lock();
+	r = p11_mod != NULL;
+	p11_unlock();
+	return r;
+}
+
 /* The module lock is held across fork so that the child's copy of the state is consistent. */
 static void before_fork(void)
 {
@@ -172,7 +182,7 @@ static CK_RV p11_C_GetInfo(CK_INFO_PTR info)
 {
 	if (info == NULL)
 		return CKR_ARGUMENTS_BAD;
-	if (p11_mod == NULL)
+	if (!p11_initialized())
 		return CKR_CRYPTOKI_NOT_INITIALIZED;
 	memset(info, 0, sizeof(*info));
 	info->cryptokiVersion.major = 2;

@@ -86,6 +86,7 @@ struct p11_module {
 extern struct p11_module *p11_mod;
 void p11_lock(void);
 void p11_unlock(void);
+int p11_initialized(void);	/* p11_mod != NULL, read under the lock */
 
 /* config.c: slots from C_Initialize's reserved string (p11-kit's x-init-reserved) and the file
  * named by $P256SIGN_PKCS11_CONFIG; the default socket when neither names one. */

@@ -68,6 +68,7 @@ CK_RV p11_C_OpenSession(CK_SLOT_ID slot, CK_FLAGS flags, CK_VOID_PTR app, CK_NOT
 {
 	struct p11_slot *s;
 	CK_RV rv = CKR_OK;
+	int initialized;
 	long i;
 
 	(void)app;
@@ -77,9 +78,10 @@ CK_RV p11_C_OpenSession(CK_SLOT_ID slot, CK_FLAGS flags, CK_VOID_PTR app, CK_NOT
 	if (!(flags & CKF_SERIAL_SESSION))
 		return CKR_SESSION_PARALLEL_NOT_SUPPORTED;
 	p11_lock();
+	initialized = p11_mod != NULL;
 	s = p11_slot(slot);
 	p11_unlock();
-	if (p11_mod == NULL)
+	if (!initialized)
 		return CKR_CRYPTOKI_NOT_INITIALIZED;
 	if (s == NULL)
 		return CKR_SLOT_ID_INVALID;

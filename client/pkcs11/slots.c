@@ -73,29 +73,26 @@ static int status(struct p256sign *h, void *arg)
 
 CK_RV p11_C_GetSlotList(CK_BBOOL present, CK_SLOT_ID_PTR list, CK_ULONG_PTR count)
 {
+	struct p11_slot *slots[P11_MAX_SLOTS];
 	CK_SLOT_ID ids[P11_MAX_SLOTS];
 	CK_ULONG n = 0;
-	size_t i, nslots;
+	size_t i, nslots = 0;
 	CK_RV rv = CKR_OK;
+	int initialized;
 
 	if (count == NULL)
 		return CKR_ARGUMENTS_BAD;
 	p11_lock();
-	nslots = p11_mod != NULL ? p11_mod->nslots : 0;
+	initialized = p11_mod != NULL;
+	for (i = 0; initialized && i < p11_mod->nslots; i++)
+		slots[nslots++] = &p11_mod->slots[i];
 	p11_unlock();
-	if (p11_mod == NULL)
+	if (!initialized)
 		return CKR_CRYPTOKI_NOT_INITIALIZED;
-	for (i = 0; i < nslots; i++) {
-		struct p11_slot *s;
-
-		p11_lock();
-		s = p11_slot(i);
-		p11_unlock();
-		if (s == NULL)
-			return CKR_CRYPTOKI_NOT_INITIALIZED;
-		if (!present || p11_slot_present(s))
+	/* The daemons are asked without the module lock: a PING each, bounded by timeout_ms. */
+	for (i = 0; i < nslots; i++)
+		if (!present || p11_slot_present(slots[i]))
 			ids[n++] = i;
-	}
 	if (list != NULL) {
 		if (*count < n)
 			rv = CKR_BUFFER_TOO_SMALL;
@@ -110,13 +107,15 @@ CK_RV p11_C_GetSlotInfo(CK_SLOT_ID id, CK_SLOT_INFO_PTR info)
 {
 	struct p11_slot *s;
 	char desc[160];
+	int initialized;
 
 	if (info == NULL)
 		return CKR_ARGUMENTS_BAD;
 	p11_lock();
+	initialized = p11_mod != NULL;
 	s = p11_slot(id);
 	p11_unlock();
-	if (p11_mod == NULL)
+	if (!initialized)
 		return CKR_CRYPTOKI_NOT_INITIALIZED;
 	if (s == NULL)
 		return CKR_SLOT_ID_INVALID;
@@ -145,14 +144,15 @@ CK_RV p11_C_GetTokenInfo(CK_SLOT_ID id, CK_TOKEN_INFO_PTR info)
 	struct identity ident = { "", 0 };
 	struct p11_slot *s;
 	char serial[17];
-	int r;
+	int r, initialized;
 
 	if (info == NULL)
 		return CKR_ARGUMENTS_BAD;
 	p11_lock();
+	initialized = p11_mod != NULL;
 	s = p11_slot(id);
 	p11_unlock();
-	if (p11_mod == NULL)
+	if (!initialized)
 		return CKR_CRYPTOKI_NOT_INITIALIZED;
 	if (s == NULL)
 		return CKR_SLOT_ID_INVALID;
@@ -183,14 +183,15 @@ CK_RV p11_C_GetTokenInfo(CK_SLOT_ID id, CK_TOKEN_INFO_PTR info)
 CK_RV p11_C_GetMechanismList(CK_SLOT_ID id, CK_MECHANISM_TYPE_PTR list, CK_ULONG_PTR count)
 {
 	CK_RV rv = CKR_OK;
-	int valid;
+	int valid, initialized;
 
 	if (count == NULL)
 		return CKR_ARGUMENTS_BAD;
 	p11_lock();
+	initialized = p11_mod != NULL;
 	valid = p11_slot(id) != NULL;
 	p11_unlock();
-	if (p11_mod == NULL)
+	if (!initialized)
 		return CKR_CRYPTOKI_NOT_INITIALIZED;
 	if (!valid)
 		return CKR_SLOT_ID_INVALID;
@@ -206,14 +207,15 @@ CK_RV p11_C_GetMechanismList(CK_SLOT_ID id, CK_MECHANISM_TYPE_PTR list, CK_ULONG
 
 CK_RV p11_C_GetMechanismInfo(CK_SLOT_ID id, CK_MECHANISM_TYPE type, CK_MECHANISM_INFO_PTR info)
 {
-	int valid;
+	int valid, initialized;
 
 	if (info == NULL)
 		return CKR_ARGUMENTS_BAD;
 	p11_lock();
+	initialized = p11_mod != NULL;
 	valid = p11_slot(id) != NULL;
 	p11_unlock();
-	if (p11_mod == NULL)
+	if (!initialized)
 		return CKR_CRYPTOKI_NOT_INITIALIZED;
 	if (!valid)
 		return CKR_SLOT_ID_INVALID;

@@ -8,7 +8,7 @@
 
 static CK_RV unsupported(void)
 {
-	return p11_mod == NULL ? CKR_CRYPTOKI_NOT_INITIALIZED : CKR_FUNCTION_NOT_SUPPORTED;
+	return !p11_initialized() ? CKR_CRYPTOKI_NOT_INITIALIZED : CKR_FUNCTION_NOT_SUPPORTED;
 }
 
 CK_RV p11_unsupported_InitToken(CK_SLOT_ID slot_id, unsigned char *pin, unsigned long pin_len,
@@ -286,11 +286,11 @@ CK_RV p11_unsupported_WaitForSlotEvent(CK_FLAGS flags, CK_SLOT_ID_PTR slot, void
 CK_RV p11_C_GetFunctionStatus(CK_SESSION_HANDLE h)
 {
 	(void)h;
-	return p11_mod == NULL ? CKR_CRYPTOKI_NOT_INITIALIZED : CKR_FUNCTION_NOT_PARALLEL;
+	return !p11_initialized() ? CKR_CRYPTOKI_NOT_INITIALIZED : CKR_FUNCTION_NOT_PARALLEL;
 }
 
 CK_RV p11_C_CancelFunction(CK_SESSION_HANDLE h)
 {
 	(void)h;
-	return p11_mod == NULL ? CKR_CRYPTOKI_NOT_INITIALIZED : CKR_FUNCTION_NOT_PARALLEL;
+	return !p11_initialized() ? CKR_CRYPTOKI_NOT_INITIALIZED : CKR_FUNCTION_NOT_PARALLEL;
 }
