@@ -39,6 +39,14 @@ def tls13_content(side=b"server"):
     return b"\x20" * 64 + b"TLS 1.3, " + side + b" CertificateVerify\x00" + bytes(range(32))
 
 
+def tls12_content(curve=23):
+    """client_random, server_random, ServerECDHParams of a secp256r1 (23) ephemeral point."""
+    point = bytes.fromhex(
+        "0460fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6"
+        "7903fe1008b8bc99a41ae9e95628bc64f2f1b20c2d7e9f5177a3c294d4462299")
+    return bytes(range(32)) + bytes(range(32, 64)) + bytes([3, 0, curve, 65]) + point
+
+
 def pkcs11_tool(pub):
     slots = tool_ok("--list-slots")
     check("token label        : p256sign" in slots and "token initialized" in slots and
@@ -79,16 +87,21 @@ def pkcs11_tool(pub):
     web_pub = pkcs11lib.pubkey_pem("web")
     web_id = pkcs11lib.key_id("web")
     for mech, data in (("ECDSA", digest), ("ECDSA-SHA256", msg),
-                       ("ECDSA-SHA256", write("client-cv.bin", tls13_content(b"client")))):
+                       ("ECDSA-SHA256", write("client-cv.bin", tls13_content(b"client"))),
+                       ("ECDSA-SHA256", write("ske-bad-curve.bin", tls12_content(curve=99)))):
         rc, out, err = tool("--sign", "-m", mech, "--id", web_id, "-i", data, "-o",
                             path("refused.der"))
         check(rc != 0 and "CKR_KEY_FUNCTION_NOT_PERMITTED" in err, "%s: %d %s" % (mech, rc, err))
+    # TLS 1.3 CertificateVerify and TLS 1.2 ServerKeyExchange contents: SIGN_TLS, one record each.
     before = len(audit_records("sign-tls"))
-    cv = write("server-cv.bin", tls13_content())
-    tool_ok("--sign", "-m", "ECDSA-SHA256", "--id", web_id, "-i", cv, "-o", path("cv.der"),
-            "--signature-format", "openssl")
-    pkcs11lib.verify_der(web_pub, cv, path("cv.der"))
-    check(len(pkcs11lib.wait_audit("sign-tls", before + 1)) == before + 1, "sign-tls record")
+    for name, content in (("server-cv", tls13_content()), ("ske", tls12_content())):
+        data = write(name + ".bin", content)
+        tool_ok("--sign", "-m", "ECDSA-SHA256", "--id", web_id, "-i", data, "-o",
+                path(name + ".der"), "--signature-format", "openssl")
+        pkcs11lib.verify_der(web_pub, data, path(name + ".der"))
+    recs = pkcs11lib.wait_audit("sign-tls", before + 2)
+    check(len(recs) == before + 2 and all(r["key"] == "web" and r["result"] == "ok"
+                                          for r in recs[before:]), "sign-tls records: %s" % recs)
 
     # OpenSC's own test, logged in with any PIN.
     out = tool_ok("--test", "--login", "--pin", "0000")
