@@ -5,11 +5,13 @@
  * login, object search with templates, C_GetAttributeValue's rules, single- and multi-part
  * signatures checked under the key's public point, 16 threads signing at once, a fork whose child
  * gets CKR_CRYPTOKI_NOT_INITIALIZED until it initialises again and then signs on its own
- * connection, the daemon down (token absent, CKR_DEVICE_ERROR) and restarted (signing again).
+ * connection, a daemon that stops answering (CKR_DEVICE_ERROR at timeout_ms), the daemon down
+ * (token absent, CKR_DEVICE_ERROR) and restarted (signing again).
  * Usage: test-pkcs11-module P256SIGND KEY_FILE MODULE
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -405,6 +407,34 @@ static void case_fork(void)
 	CHECK_RV(p11->C_CloseSession(s), CKR_OK);
 }
 
+/* A daemon that stops answering: the request ends at timeout_ms with CKR_DEVICE_ERROR, and the
+ * next one, the daemon back, connects again and signs. */
+static void case_timeout(void)
+{
+	CK_C_INITIALIZE_ARGS args = { .flags = CKF_OS_LOCKING_OK };
+	CK_MECHANISM ecdsa = { CKM_ECDSA, NULL, 0 };
+	char settings[256];
+	CK_SESSION_HANDLE s;
+	CK_OBJECT_HANDLE key;
+	uint8_t digest[32], sig[64];
+	CK_ULONG len = sizeof(sig);
+
+	CHECK_RV(p11->C_Finalize(NULL), CKR_OK);
+	snprintf(settings, sizeof(settings), "socket=%s timeout_ms=300", daemon_.socket);
+	args.pReserved = settings;
+	CHECK_RV(p11->C_Initialize(&args), CKR_OK);
+	s = open_session();
+	key = key_of(s, CKO_PRIVATE_KEY);
+	test_digest(6, digest);
+	daemon_signal(&daemon_, SIGSTOP);
+	CHECK_RV(p11->C_SignInit(s, &ecdsa, key), CKR_OK);
+	CHECK_RV(p11->C_Sign(s, digest, 32, sig, &len), CKR_DEVICE_ERROR);
+	daemon_signal(&daemon_, SIGCONT);
+	sign_digest(s, key, digest);
+	CHECK_RV(p11->C_Finalize(NULL), CKR_OK);
+	initialize();
+}
+
 static void case_daemon_down(void)
 {
 	CK_SESSION_HANDLE s = open_session(), s2;
@@ -470,6 +500,7 @@ int main(int argc, char **argv)
 	case_sign();
 	case_threads();
 	case_fork();
+	case_timeout();
 	case_daemon_down();
 	CHECK_RV(p11->C_Finalize(NULL), CKR_OK);
 	CHECK_RV(p11->C_GetInfo(&info), CKR_CRYPTOKI_NOT_INITIALIZED);
