@@ -109,7 +109,7 @@ static CK_RV take_job(CK_SESSION_HANDLE h, const CK_BYTE *data, CK_ULONG len, in
 	int *ready)
 {
 	struct p11_session *s;
-	struct p11_key *k;
+	struct p11_key *k = NULL;
 	CK_SLOT_ID sid;
 	int kind;
 
