@@ -52,6 +52,11 @@ def init(daemon_bin, module_path, preload="", allow=()):
     return daemon
 
 
+def plain_env():
+    """The environment for programs that do not load the module: no sanitizer runtimes."""
+    return {k: v for k, v in ENV.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS")}
+
+
 def finish():
     daemon.stop()
     shutil.rmtree(tmp, ignore_errors=True)

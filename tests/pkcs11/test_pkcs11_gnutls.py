@@ -49,14 +49,16 @@ PRIORITY = {"1.3": "NORMAL:-VERS-ALL:+VERS-TLS1.3",
 
 def gnutls_cli(port, version):
     return run(["gnutls-cli", "--port", str(port), "--x509cafile", path("cert.pem"),
-                "--priority", PRIORITY[version], "localhost"], stdin=b"ping\n", timeout=30)
+                "--priority", PRIORITY[version], "localhost"], stdin=b"ping\n", timeout=30,
+               env=pkcs11lib.plain_env())
 
 
 def s_client(port, version):
     v = ["-tls1_3"] if version == "1.3" else ["-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-GCM-SHA256"]
     return run(["openssl", "s_client", "-connect", "127.0.0.1:%d" % port, "-servername",
                 "localhost", "-verify_hostname", "localhost", "-brief", "-CAfile",
-                path("cert.pem"), "-verify_return_error", *v], stdin=b"ping\n", timeout=30)
+                path("cert.pem"), "-verify_return_error", *v], stdin=b"ping\n", timeout=30,
+               env=pkcs11lib.plain_env())
 
 
 def handshake_ok(client, port, version):
