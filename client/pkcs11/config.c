@@ -19,8 +19,6 @@
 #define CONFIG_ENV "P256SIGN_PKCS11_CONFIG"
 #define CONFIG_FILE_MAX 65536
 
-static int timeout_ms = P256SIGN_TIMEOUT_DEFAULT;
-
 static int add_slot(struct p11_module *m, const char *path, size_t len)
 {
 	struct p11_slot *s;
@@ -57,7 +55,7 @@ static int apply_word(struct p11_module *m, const char *w, size_t len)
 		v = strtol(num, &end, 10);
 		if (errno != 0 || *end != '\0' || v < 1 || v > 600000)
 			return -1;
-		timeout_ms = (int)v;
+		m->timeout_ms = (int)v;
 		return 0;
 	}
 	return -1;
@@ -112,7 +110,7 @@ int p11_config(struct p11_module *m, const char *reserved)
 	const char *file = getauxval(AT_SECURE) ? NULL : getenv(CONFIG_ENV);
 	size_t i;
 
-	timeout_ms = P256SIGN_TIMEOUT_DEFAULT;
+	m->timeout_ms = P256SIGN_TIMEOUT_DEFAULT;
 	if (reserved != NULL && p11_config_text(m, reserved, strnlen(reserved, CONFIG_FILE_MAX)) != 0)
 		return -1;
 	if (file != NULL && file[0] != '\0' && read_file(m, file) != 0)
@@ -120,6 +118,6 @@ int p11_config(struct p11_module *m, const char *reserved)
 	if (m->nslots == 0 && add_slot(m, "", 0) != 0)
 		return -1;
 	for (i = 0; i < m->nslots; i++)
-		m->slots[i].timeout_ms = timeout_ms;
+		m->slots[i].timeout_ms = m->timeout_ms;
 	return 0;
 }

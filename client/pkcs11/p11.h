@@ -80,6 +80,7 @@ struct p11_module {
 	size_t nsessions;
 	struct p11_job *jobs;		/* signatures at the daemon now (sign.c) */
 	struct p11_module *kept;	/* module.c: parents' states a child could not free */
+	int timeout_ms;			/* config.c: every slot's request deadline */
 };
 
 /* module.c: the state, NULL while not initialized; the lock around it. */
