@@ -89,7 +89,7 @@ static int find_slot_once(CK_FUNCTION_LIST_PTR p11, const char *token, CK_SLOT_I
 /*
  * C_Initialize and the slot. p11-kit's client connects in C_Initialize, and its server does not
  * take all of many connections made at once: a module without the token is initialised again,
- * for up to 20 s.
+ * for up to 10 s.
  */
 static CK_RV initialize(CK_FUNCTION_LIST_PTR p11, const char *token, CK_SLOT_ID *slot)
 {
@@ -97,7 +97,7 @@ static CK_RV initialize(CK_FUNCTION_LIST_PTR p11, const char *token, CK_SLOT_ID 
 	CK_RV rv = CKR_TOKEN_NOT_PRESENT;
 	int i;
 
-	for (i = 0; i < 400; i++) {
+	for (i = 0; i < 200; i++) {
 		if ((rv = p11->C_Initialize(&args)) != CKR_OK)
 			return rv;
 		if (find_slot_once(p11, token, slot) == 0)

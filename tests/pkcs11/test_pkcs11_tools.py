@@ -5,9 +5,11 @@
 the public key, ECDSA and ECDSA-SHA256 signatures checked by openssl, the purpose rules, its own
 --test), GnuTLS's p11tool (list, export the public key), p11-kit (the module registered by a
 config file: list-modules, p11-kit-proxy.so, the settings of x-init-reserved) and NSS (modutil
--add, certutil -K).
-Usage: test_pkcs11_tools.py P256SIGND MODULE [SANITIZER_PRELOAD]"""
+-add, certutil -K); and bench-pkcs11 still runs and reports what docs/performance.md reads from
+it (no speed asserted).
+Usage: test_pkcs11_tools.py P256SIGND MODULE SANITIZER_PRELOAD BENCH_PKCS11"""
 import hashlib
+import json
 import os
 import re
 import sys
@@ -166,13 +168,28 @@ def nss():
           "audit" not in text, "certutil -K: " + text)
 
 
+def bench(path_):
+    rc, out, err = run([path_, "--module", pkcs11lib.module, "--processes", "2", "--seconds",
+                        "0.5"])
+    check(rc == 0, "bench-pkcs11: %d %s" % (rc, err))
+    rep = json.loads(out)
+    check(rep["processes"] == 2 and rep["signatures"] > 0 and rep["signatures_per_s"] > 0 and
+          0 < rep["latency_us"]["p50"] <= rep["latency_us"]["p90"] <= rep["latency_us"]["p99"],
+          "bench-pkcs11: %s" % rep)
+    # A module without the token fails the run rather than reporting nothing.
+    rc, out, err = run([path_, "--module", pkcs11lib.module, "--token", "absent", "--seconds",
+                        "0.2"])
+    check(rc != 0 and out == b"", "bench-pkcs11 without a token: %d %s" % (rc, out))
+
+
 def main():
-    pkcs11lib.init(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "")
+    pkcs11lib.init(sys.argv[1], sys.argv[2], sys.argv[3])
     pub = pkcs11lib.pubkey_pem("rfc")
     pkcs11_tool(pub)
     p11tool(pub)
     p11kit(pub)
     nss()
+    bench(os.path.abspath(sys.argv[4]))
     pkcs11lib.finish()
     print("pkcs11 tools: all checks passed")
 
