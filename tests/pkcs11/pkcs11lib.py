@@ -4,6 +4,7 @@
 tls-server; audit: the audit key, with an audit file), the module's path, a scratch directory,
 a p11-kit user configuration that registers the module, running programs, and the public key
 and signature checks by openssl. Standard library only; call init() first."""
+import atexit
 import json
 import os
 import shutil
@@ -31,6 +32,7 @@ def init(daemon_bin, module_path, preload="", allow=()):
     global module, tmp, daemon
     module = os.path.abspath(module_path)
     tmp = tempfile.mkdtemp(prefix="p256sign-pkcs11-test-")
+    atexit.register(shutil.rmtree, tmp, True)     # also when a check fails
     os.chmod(tmp, 0o755)
     web = path("web.key")
     openssl_key(web)
