@@ -15,7 +15,8 @@ apt-get install -y -qq --no-install-recommends \
 	libevent-dev libsystemd-dev libjansson-dev libssl-dev libseccomp-dev \
 	nettle-dev valgrind \
 	openssl openssh-client systemd \
-	scdoc man-db bash-completion ca-certificates git strace gdb procps util-linux passwd acl iproute2 >/dev/null
+	scdoc man-db bash-completion ca-certificates git strace gdb procps util-linux passwd acl iproute2 \
+	libp11-kit-dev p11-kit opensc gnutls-bin libnss3-tools softhsm2 >/dev/null
 # TLS servers for the provider's tests (tests/provider), installed without starting them: a
 # policy-rc.d that refuses every service start while apt-get runs (the tests start their own
 # instance on 127.0.0.1 with a configuration under a temporary directory).
@@ -26,4 +27,4 @@ if [ ! -e "$policy" ]; then
 	chmod 755 "$policy"
 fi
 apt-get install -y -qq --no-install-recommends nginx haproxy apache2 lighttpd lighttpd-mod-openssl \
-	curl >/dev/null
+	curl openssh-server >/dev/null

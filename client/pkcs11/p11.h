@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The PKCS#11 module p256sign-pkcs11.so: PKCS#11 2.40 calls turned into p256signd requests
+ * through libp256sign's public API (docs/pkcs11.md). One slot per daemon socket; per key a
+ * private key object (absent for audit keys) and a public key object.
+ *
+ * Locking: one module lock (module.c) guards the sessions, the slots' key tables and the
+ * module's state; it is never held across a daemon request. Each slot has its own lock around
+ * its connection, held across the request. Order: a thread holding a slot's connection lock never
+ * takes the module lock.
+ */
+#ifndef P11_H
+#define P11_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <p11-kit/pkcs11.h>
+
+#include "p256sign.h"
+
+#define P11_MANUFACTURER "p256sign"
+#define P11_LABEL "p256sign"
+#define P11_SOCKET_MAX 108		/* sun_path */
+#define P11_MAX_SLOTS 16
+#define P11_BUF_MAX P256SIGN_MESSAGE_MAX	/* a signing operation's data */
+
+enum p11_purpose { P11_ANY, P11_TLS_SERVER, P11_TLS_CLIENT, P11_AUDIT, P11_OTHER };
+
+/* Object kinds, the low two bits of an object handle. */
+enum p11_kind { P11_PRIVATE = 1, P11_PUBLIC = 2 };
+
+/* A key the daemon reported (LIST_KEYS). Entries are never removed while the module is
+ * initialized, so that object handles stay valid: a key gone from the list is marked absent. */
+struct p11_key {
+	char name[65];
+	uint8_t id[P256SIGN_KEY_ID_LEN];
+	uint8_t point[P256SIGN_POINT_LEN];
+	int purpose;
+	int present;
+};
+
+struct p11_slot {
+	char socket[P11_SOCKET_MAX];	/* "" is libp256sign's default socket */
+	char label[33];
+	pthread_mutex_t conn_lock;	/* around h and every request on it */
+	struct p256sign *h;		/* NULL until a connect succeeds */
+	int timeout_ms;
+	/* under the module lock */
+	struct p11_key *keys;
+	size_t nkeys, capkeys;
+	int logged_in;
+	char version[16];		/* the daemon's release, from STATUS */
+};
+
+/* A session's active operations. */
+struct p11_session {
+	int used;
+	CK_SLOT_ID slot;
+	CK_FLAGS flags;
+	CK_OBJECT_HANDLE *found;	/* C_FindObjects */
+	size_t nfound, pos;
+	int finding;
+	int signing;			/* C_Sign* */
+	int multipart;			/* C_SignUpdate was called */
+	CK_MECHANISM_TYPE mech;
+	CK_OBJECT_HANDLE key;
+	uint8_t *buf;			/* the data so far, P11_BUF_MAX bytes */
+	size_t len;
+	void *md;			/* EVP_MD_CTX once CKM_ECDSA_SHA256 data outgrew buf */
+};
+
+struct p11_job;
+
+struct p11_module {
+	struct p11_slot slots[P11_MAX_SLOTS];
+	size_t nslots;
+	struct p11_session **sessions;	/* handle = index + 1 */
+	size_t nsessions;
+	struct p11_job *jobs;		/* signatures at the daemon now (sign.c) */
+	struct p11_module *kept;	/* module.c: parents' states a child could not free */
+	int timeout_ms;			/* config.c: every slot's request deadline */
+};
+
+/* module.c: the state, NULL while not initialized; the lock around it. */
+extern struct p11_module *p11_mod;
+void p11_lock(void);
+void p11_unlock(void);
+int p11_initialized(void);	/* p11_mod != NULL, read under the lock */
+
+/* config.c: slots from C_Initialize's reserved string (p11-kit's x-init-reserved) and the file
+ * named by $P256SIGN_PKCS11_CONFIG; the default socket when neither names one. */
+int p11_config(struct p11_module *m, const char *reserved);
+int p11_config_text(struct p11_module *m, const char *text, size_t len);
+
+/* slots.c */
+struct p11_slot *p11_slot(CK_SLOT_ID id);	/* under the module lock; NULL: invalid */
+int p11_slot_present(struct p11_slot *s);	/* 1 when the daemon answers (a PING) */
+void p11_slot_free(struct p11_slot *s);
+
+/* conn.c: one daemon request on a slot's connection, under its lock; a P256SIGN_E_* code. */
+typedef int p11_request_fn(struct p256sign *h, void *arg);
+int p11_request(struct p11_slot *s, p11_request_fn *fn, void *arg);
+CK_RV p11_rv(int p256sign_error);
+
+/* keylist.c: LIST_KEYS's JSON as key entries (*out to free); -1 when malformed. */
+#define P11_MAX_KEYS (1u << 22)	/* the key index bits of an object handle */
+int p11_parse_keys(const char *json, struct p11_key **out, size_t *n);
+
+/* keys.c: the slot's key table from LIST_KEYS (takes the slot's connection lock, then the
+ * module lock). */
+CK_RV p11_refresh_keys(CK_SLOT_ID slot);
+int p11_merge_keys(struct p11_slot *s, const struct p11_key *keys, size_t n);
+/* The key and kind of a handle (under the module lock); NULL when invalid or absent. */
+struct p11_key *p11_object(CK_OBJECT_HANDLE h, CK_SLOT_ID *slot, int *kind);
+CK_OBJECT_HANDLE p11_handle(CK_SLOT_ID slot, size_t key_index, int kind);
+
+/* attrs.c: an object's attributes; PKCS#11 2.40's C_GetAttributeValue and template match. */
+struct p11_attr {
+	CK_ATTRIBUTE_TYPE type;
+	const void *value;
+	CK_ULONG len;
+	int sensitive;
+};
+#define P11_MAX_ATTRS 48
+struct p11_attrs {
+	struct p11_attr a[P11_MAX_ATTRS];
+	size_t n;
+	uint8_t ec_point[2 + P256SIGN_POINT_LEN];	/* DER OCTET STRING */
+	uint8_t spki[P256SIGN_SPKI_LEN];
+	CK_ULONG label_len;
+};
+void p11_object_attrs(const struct p11_key *k, int kind, struct p11_attrs *out);
+CK_RV p11_get_attributes(const struct p11_attrs *attrs, CK_ATTRIBUTE *tmpl, CK_ULONG count);
+int p11_matches(const struct p11_attrs *attrs, const CK_ATTRIBUTE *tmpl, CK_ULONG count);
+
+/* session.c: the session of a handle (under the module lock), NULL when invalid. */
+struct p11_session *p11_session(CK_SESSION_HANDLE h);
+void p11_session_reset(struct p11_session *s);
+
+/* sign.c: frees the jobs of a state inherited by a child, whose threads are gone. */
+void p11_free_jobs(struct p11_module *m);
+
+/* attrs.c: the mechanisms, CKA_ALLOWED_MECHANISMS and C_GetMechanismList. */
+extern const CK_MECHANISM_TYPE p11_mechanisms[];
+extern const size_t p11_nmechanisms;
+
+#endif

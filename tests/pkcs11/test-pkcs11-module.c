@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The PKCS#11 module loaded as programs load it (dlopen, C_GetFunctionList) against the real
+ * p256signd with the RFC 6979 key: initialisation and locking rules, slot and token, sessions and
+ * login, object search with templates, C_GetAttributeValue's rules, single- and multi-part
+ * signatures checked under the key's public point, 16 threads signing at once, a fork whose child
+ * gets CKR_CRYPTOKI_NOT_INITIALIZED until it initialises again and then signs on its own
+ * connection, a daemon that stops answering (CKR_DEVICE_ERROR at timeout_ms), the daemon down
+ * (token absent, CKR_DEVICE_ERROR) and restarted (signing again).
+ * Usage: test-pkcs11-module P256SIGND KEY_FILE MODULE
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <openssl/sha.h>
+#include <p11-kit/pkcs11.h>
+
+#include "check.h"
+#include "client-testlib.h"
+#include "daemon-runner.h"
+
+#define CHECK_RV(expr, want) \
+	do { \
+		CK_RV check_rv_ = (expr); \
+		if (check_rv_ != (CK_RV)(want)) { \
+			fprintf(stderr, "%s:%d: %s returned 0x%lx, want 0x%lx\n", __FILE__, \
+				__LINE__, #expr, check_rv_, (CK_RV)(want)); \
+			exit(1); \
+		} \
+	} while (0)
+
+static CK_FUNCTION_LIST_PTR p11;
+static struct daemon_proc daemon_;
+static char reserved[256];
+static uint8_t point[65];
+static const CK_BYTE rfc_id[32] = {
+	0x5a, 0x7a, 0x78, 0xcc, 0xa4, 0xa0, 0xf4, 0x20, 0xd9, 0xbc, 0x62, 0xbb, 0x66, 0x9c, 0x3c,
+	0x27, 0x59, 0xe3, 0x9f, 0x72, 0x3d, 0x3a, 0xe1, 0x0d, 0xcb, 0xe0, 0xf0, 0x81, 0x5a, 0x07,
+	0xec, 0xd4,
+};
+static const CK_BYTE p256_oid[] = { 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07 };
+
+static void initialize(void)
+{
+	CK_C_INITIALIZE_ARGS args = { .flags = CKF_OS_LOCKING_OK, .pReserved = reserved };
+
+	CHECK_RV(p11->C_Initialize(&args), CKR_OK);
+}
+
+static CK_SESSION_HANDLE open_session(void)
+{
+	CK_SESSION_HANDLE s;
+
+	CHECK_RV(p11->C_OpenSession(0, CKF_SERIAL_SESSION | CKF_RW_SESSION, NULL, NULL, &s),
+		CKR_OK);
+	return s;
+}
+
+/* The handles matching a template; returns how many (at most max). */
+static CK_ULONG find(CK_SESSION_HANDLE s, CK_ATTRIBUTE *tmpl, CK_ULONG n, CK_OBJECT_HANDLE *out,
+	CK_ULONG max)
+{
+	CK_ULONG count = 0, more = 0;
+	CK_OBJECT_HANDLE extra;
+
+	CHECK_RV(p11->C_FindObjectsInit(s, tmpl, n), CKR_OK);
+	CHECK_RV(p11->C_FindObjectsInit(s, tmpl, n), CKR_OPERATION_ACTIVE);
+	CHECK_RV(p11->C_FindObjects(s, out, max, &count), CKR_OK);
+	CHECK_RV(p11->C_FindObjects(s, &extra, 1, &more), CKR_OK);
+	CHECK(more == 0);
+	CHECK_RV(p11->C_FindObjectsFinal(s), CKR_OK);
+	CHECK_RV(p11->C_FindObjectsFinal(s), CKR_OPERATION_NOT_INITIALIZED);
+	return count;
+}
+
+static CK_OBJECT_HANDLE key_of(CK_SESSION_HANDLE s, CK_OBJECT_CLASS cls)
+{
+	CK_ATTRIBUTE tmpl[] = {
+		{ CKA_CLASS, &cls, sizeof(cls) },
+		{ CKA_LABEL, "rfc", 3 },
+	};
+	CK_OBJECT_HANDLE h[4];
+
+	CHECK(find(s, tmpl, 2, h, 4) == 1);
+	return h[0];
+}
+
+/* Signs digest with CKM_ECDSA and checks the r || s signature. */
+static void sign_digest(CK_SESSION_HANDLE s, CK_OBJECT_HANDLE key, const uint8_t digest[32])
+{
+	CK_MECHANISM mech = { CKM_ECDSA, NULL, 0 };
+	CK_BYTE sig[64];
+	CK_ULONG len = sizeof(sig);
+
+	CHECK_RV(p11->C_SignInit(s, &mech, key), CKR_OK);
+	CHECK_RV(p11->C_Sign(s, (CK_BYTE_PTR)digest, 32, sig, &len), CKR_OK);
+	test_check_sig(point, digest, P256SIGN_RAW, sig, len);
+}
+
+static void case_init_rules(void)
+{
+	CK_C_INITIALIZE_ARGS args = { 0 };
+	CK_INFO info;
+
+	CHECK_RV(p11->C_GetInfo(&info), CKR_CRYPTOKI_NOT_INITIALIZED);
+	CHECK_RV(p11->C_OpenSession(0, CKF_SERIAL_SESSION, NULL, NULL, &(CK_SESSION_HANDLE){ 0 }),
+		CKR_CRYPTOKI_NOT_INITIALIZED);
+	CHECK_RV(p11->C_Finalize(NULL), CKR_CRYPTOKI_NOT_INITIALIZED);
+	/* The application's own mutexes without CKF_OS_LOCKING_OK: this module cannot use them. */
+	args.CreateMutex = (CK_CREATEMUTEX)1;
+	args.DestroyMutex = (CK_DESTROYMUTEX)1;
+	args.LockMutex = (CK_LOCKMUTEX)1;
+	args.UnlockMutex = (CK_UNLOCKMUTEX)1;
+	CHECK_RV(p11->C_Initialize(&args), CKR_CANT_LOCK);
+	args.UnlockMutex = NULL;
+	CHECK_RV(p11->C_Initialize(&args), CKR_ARGUMENTS_BAD);
+	/* A setting it does not know is refused, not ignored. */
+	args = (CK_C_INITIALIZE_ARGS){ .flags = CKF_OS_LOCKING_OK, .pReserved = "sockett=/x" };
+	CHECK_RV(p11->C_Initialize(&args), CKR_GENERAL_ERROR);
+	initialize();
+	CHECK_RV(p11->C_Initialize(NULL), CKR_CRYPTOKI_ALREADY_INITIALIZED);
+	CHECK_RV(p11->C_GetInfo(&info), CKR_OK);
+	CHECK(info.cryptokiVersion.major == 2 && info.cryptokiVersion.minor == 40);
+	CHECK(memcmp(info.manufacturerID, "p256sign ", 9) == 0);
+}
+
+static void case_slot_token(void)
+{
+	CK_SLOT_ID slots[4];
+	CK_ULONG n = 0;
+	CK_TOKEN_INFO token;
+	CK_SLOT_INFO slot;
+	CK_MECHANISM_TYPE mechs[4];
+	CK_MECHANISM_INFO mi;
+
+	CHECK_RV(p11->C_GetSlotList(CK_TRUE, NULL, &n), CKR_OK);
+	CHECK(n == 1);
+	n = 0;
+	CHECK_RV(p11->C_GetSlotList(CK_TRUE, slots, &n), CKR_BUFFER_TOO_SMALL);
+	CHECK(n == 1);
+	CHECK_RV(p11->C_GetSlotList(CK_TRUE, slots, &n), CKR_OK);
+	CHECK(slots[0] == 0);
+	CHECK_RV(p11->C_GetSlotInfo(0, &slot), CKR_OK);
+	CHECK(slot.flags & CKF_TOKEN_PRESENT);
+	CHECK_RV(p11->C_GetSlotInfo(1, &slot), CKR_SLOT_ID_INVALID);
+	CHECK_RV(p11->C_GetTokenInfo(0, &token), CKR_OK);
+	CHECK(memcmp(token.label, "p256sign                        ", 32) == 0);
+	CHECK(token.flags & CKF_TOKEN_INITIALIZED);
+	CHECK(!(token.flags & CKF_LOGIN_REQUIRED));
+	n = 1;
+	CHECK_RV(p11->C_GetMechanismList(0, mechs, &n), CKR_BUFFER_TOO_SMALL);
+	CHECK(n == 2);
+	CHECK_RV(p11->C_GetMechanismList(0, mechs, &n), CKR_OK);
+	CHECK(mechs[0] == CKM_ECDSA && mechs[1] == CKM_ECDSA_SHA256);
+	CHECK_RV(p11->C_GetMechanismInfo(0, CKM_ECDSA_SHA256, &mi), CKR_OK);
+	CHECK(mi.ulMinKeySize == 256 && mi.ulMaxKeySize == 256 && (mi.flags & CKF_SIGN) &&
+		!(mi.flags & CKF_VERIFY) && (mi.flags & CKF_EC_NAMEDCURVE));
+	CHECK_RV(p11->C_GetMechanismInfo(0, CKM_RSA_PKCS, &mi), CKR_MECHANISM_INVALID);
+}
+
+static void case_sessions(void)
+{
+	CK_SESSION_HANDLE a = open_session(), b;
+	CK_SESSION_INFO info;
+
+	CHECK_RV(p11->C_OpenSession(0, 0, NULL, NULL, &b), CKR_SESSION_PARALLEL_NOT_SUPPORTED);
+	CHECK_RV(p11->C_OpenSession(0, CKF_SERIAL_SESSION, NULL, NULL, &b), CKR_OK);
+	CHECK_RV(p11->C_GetSessionInfo(b, &info), CKR_OK);
+	CHECK(info.state == CKS_RO_PUBLIC_SESSION);
+	/* Any PIN: the daemon decides by uid. */
+	CHECK_RV(p11->C_Login(a, CKU_USER, (CK_UTF8CHAR_PTR)"any pin", 7), CKR_OK);
+	CHECK_RV(p11->C_Login(b, CKU_USER, (CK_UTF8CHAR_PTR)"", 0), CKR_USER_ALREADY_LOGGED_IN);
+	CHECK_RV(p11->C_GetSessionInfo(b, &info), CKR_OK);
+	CHECK(info.state == CKS_RO_USER_FUNCTIONS);
+	CHECK_RV(p11->C_GetSessionInfo(a, &info), CKR_OK);
+	CHECK(info.state == CKS_RW_USER_FUNCTIONS);
+	CHECK_RV(p11->C_Logout(a), CKR_OK);
+	CHECK_RV(p11->C_Logout(a), CKR_USER_NOT_LOGGED_IN);
+	CHECK_RV(p11->C_CloseSession(a), CKR_OK);
+	CHECK_RV(p11->C_CloseSession(a), CKR_SESSION_HANDLE_INVALID);
+	CHECK_RV(p11->C_CloseAllSessions(0), CKR_OK);
+	CHECK_RV(p11->C_GetSessionInfo(b, &info), CKR_SESSION_HANDLE_INVALID);
+}
+
+static void case_objects(void)
+{
+	CK_SESSION_HANDLE s = open_session();
+	CK_OBJECT_CLASS priv = CKO_PRIVATE_KEY, pub = CKO_PUBLIC_KEY, cert = CKO_CERTIFICATE;
+	CK_KEY_TYPE ec = CKK_EC;
+	CK_BBOOL yes = CK_TRUE;
+	CK_OBJECT_HANDLE h[8], key, pubkey;
+	CK_ATTRIBUTE by_class = { CKA_CLASS, &priv, sizeof(priv) };
+	CK_ATTRIBUTE by_id[] = { { CKA_ID, (void *)rfc_id, 32 }, { CKA_KEY_TYPE, &ec, sizeof(ec) } };
+	CK_ATTRIBUTE by_cert = { CKA_CLASS, &cert, sizeof(cert) };
+	CK_ATTRIBUTE wrong_label = { CKA_LABEL, "rfd", 3 };
+	CK_ATTRIBUTE short_label = { CKA_LABEL, "rf", 2 };
+	CK_ATTRIBUTE sign = { CKA_SIGN, &yes, sizeof(yes) };
+	CK_ATTRIBUTE value = { CKA_VALUE, NULL, 0 };
+	CK_BYTE buf[128], params[16];
+	CK_BBOOL b1 = 0, b2 = 1;
+	CK_ATTRIBUTE q[4];
+
+	CHECK(find(s, NULL, 0, h, 8) == 2);
+	CHECK(find(s, &by_class, 1, h, 8) == 1);
+	key = h[0];
+	CHECK(find(s, by_id, 2, h, 8) == 2);
+	CHECK(find(s, &by_cert, 1, h, 8) == 0);	/* the daemon serves no certificates */
+	CHECK(find(s, &wrong_label, 1, h, 8) == 0);
+	CHECK(find(s, &short_label, 1, h, 8) == 0);
+	CHECK(find(s, &sign, 1, h, 8) == 1 && h[0] == key);
+	CHECK(find(s, &value, 1, h, 8) == 0);	/* sensitive: never matched */
+	pubkey = key_of(s, pub);
+	CHECK(pubkey != key && key_of(s, priv) == key);
+
+	/* Sizes first, then the values. */
+	q[0] = (CK_ATTRIBUTE){ CKA_EC_POINT, NULL, 0 };
+	q[1] = (CK_ATTRIBUTE){ CKA_EC_PARAMS, NULL, 0 };
+	CHECK_RV(p11->C_GetAttributeValue(s, pubkey, q, 2), CKR_OK);
+	CHECK(q[0].ulValueLen == 67 && q[1].ulValueLen == sizeof(p256_oid));
+	q[0].pValue = buf;
+	q[1].pValue = params;
+	CHECK_RV(p11->C_GetAttributeValue(s, pubkey, q, 2), CKR_OK);
+	CHECK(buf[0] == 0x04 && buf[1] == 65 && q[0].ulValueLen == 67);
+	memcpy(point, buf + 2, 65);
+	CHECK(point[0] == 0x04);
+	CHECK(memcmp(params, p256_oid, sizeof(p256_oid)) == 0);
+
+	/* The private key: CKA_VALUE sensitive, the others still answered; a short buffer. */
+	q[0] = (CK_ATTRIBUTE){ CKA_VALUE, buf, sizeof(buf) };
+	q[1] = (CK_ATTRIBUTE){ CKA_SENSITIVE, &b1, sizeof(b1) };
+	q[2] = (CK_ATTRIBUTE){ CKA_EXTRACTABLE, &b2, sizeof(b2) };
+	q[3] = (CK_ATTRIBUTE){ CKA_ID, buf, 31 };
+	CHECK_RV(p11->C_GetAttributeValue(s, key, q, 2), CKR_ATTRIBUTE_SENSITIVE);
+	CHECK(q[0].ulValueLen == CK_UNAVAILABLE_INFORMATION && b1 == CK_TRUE);
+	CHECK_RV(p11->C_GetAttributeValue(s, key, q + 2, 2), CKR_BUFFER_TOO_SMALL);
+	CHECK(b2 == CK_FALSE && q[3].ulValueLen == CK_UNAVAILABLE_INFORMATION);
+	q[0] = (CK_ATTRIBUTE){ CKA_MODULUS, buf, sizeof(buf) };
+	q[1] = (CK_ATTRIBUTE){ CKA_LABEL, buf, sizeof(buf) };
+	CHECK_RV(p11->C_GetAttributeValue(s, key, q, 2), CKR_ATTRIBUTE_TYPE_INVALID);
+	CHECK(q[0].ulValueLen == CK_UNAVAILABLE_INFORMATION);
+	CHECK(q[1].ulValueLen == 3 && memcmp(buf, "rfc", 3) == 0);
+	q[0] = (CK_ATTRIBUTE){ CKA_ID, buf, sizeof(buf) };
+	CHECK_RV(p11->C_GetAttributeValue(s, key, q, 1), CKR_OK);
+	CHECK(q[0].ulValueLen == 32 && memcmp(buf, rfc_id, 32) == 0);
+	CHECK_RV(p11->C_GetAttributeValue(s, key + 4, q, 1), CKR_OBJECT_HANDLE_INVALID);
+	CHECK_RV(p11->C_GetAttributeValue(s, 0, q, 1), CKR_OBJECT_HANDLE_INVALID);
+	CHECK_RV(p11->C_CloseSession(s), CKR_OK);
+}
+
+static void case_sign(void)
+{
+	CK_SESSION_HANDLE s = open_session();
+	CK_OBJECT_HANDLE key = key_of(s, CKO_PRIVATE_KEY), pub = key_of(s, CKO_PUBLIC_KEY);
+	CK_MECHANISM ecdsa = { CKM_ECDSA, NULL, 0 }, sha = { CKM_ECDSA_SHA256, NULL, 0 };
+	CK_MECHANISM rsa = { CKM_RSA_PKCS, NULL, 0 };
+	static uint8_t big[40000];
+	uint8_t digest[32], sig[64], sig2[64];
+	CK_ULONG len;
+	char text[32];
+
+	test_digest(1, digest);
+	sign_digest(s, key, digest);
+	/* Size first; a short buffer leaves the operation active; C_Sign ends it. */
+	CHECK_RV(p11->C_SignInit(s, &ecdsa, key), CKR_OK);
+	CHECK_RV(p11->C_SignInit(s, &ecdsa, key), CKR_OPERATION_ACTIVE);
+	len = 0;
+	CHECK_RV(p11->C_Sign(s, digest, 32, NULL, &len), CKR_OK);
+	CHECK(len == 64);
+	len = 63;
+	CHECK_RV(p11->C_Sign(s, digest, 32, sig, &len), CKR_BUFFER_TOO_SMALL);
+	CHECK(len == 64);
+	CHECK_RV(p11->C_Sign(s, digest, 32, sig, &len), CKR_OK);
+	test_check_sig(point, digest, P256SIGN_RAW, sig, len);
+	CHECK_RV(p11->C_Sign(s, digest, 32, sig, &len), CKR_OPERATION_NOT_INITIALIZED);
+	/* The daemon's key is deterministic (RFC 6979): the same digest, the same signature. */
+	CHECK_RV(p11->C_SignInit(s, &ecdsa, key), CKR_OK);
+	CHECK_RV(p11->C_Sign(s, digest, 32, sig2, &len), CKR_OK);
+	CHECK(memcmp(sig, sig2, 64) == 0);
+
+	/* CKM_ECDSA_SHA256, multi-part: "message 2" in three parts. */
+	test_digest(2, digest);
+	CHECK_RV(p11->C_SignInit(s, &sha, key), CKR_OK);
+	CHECK_RV(p11->C_SignUpdate(s, (CK_BYTE_PTR)"mess", 4), CKR_OK);
+	CHECK_RV(p11->C_SignUpdate(s, (CK_BYTE_PTR)"age", 3), CKR_OK);
+	CHECK_RV(p11->C_SignUpdate(s, (CK_BYTE_PTR)" 2", 2), CKR_OK);
+	len = sizeof(sig);
+	CHECK_RV(p11->C_SignFinal(s, sig, &len), CKR_OK);
+	test_check_sig(point, digest, P256SIGN_RAW, sig, len);
+	/* Single-part, and past the daemon's message limit (hashed here). */
+	snprintf(text, sizeof(text), "message %u", 3);
+	test_digest(3, digest);
+	CHECK_RV(p11->C_SignInit(s, &sha, key), CKR_OK);
+	len = sizeof(sig);
+	CHECK_RV(p11->C_Sign(s, (CK_BYTE_PTR)text, strlen(text), sig, &len), CKR_OK);
+	test_check_sig(point, digest, P256SIGN_RAW, sig, len);
+	memset(big, 'x', sizeof(big));
+	SHA256(big, sizeof(big), digest);
+	CHECK_RV(p11->C_SignInit(s, &sha, key), CKR_OK);
+	CHECK_RV(p11->C_SignUpdate(s, big, 10000), CKR_OK);
+	CHECK_RV(p11->C_SignUpdate(s, big + 10000, sizeof(big) - 10000), CKR_OK);
+	len = sizeof(sig);
+	CHECK_RV(p11->C_SignFinal(s, sig, &len), CKR_OK);
+	test_check_sig(point, digest, P256SIGN_RAW, sig, len);
+	/* CKM_ECDSA's data is a digest: at most 16384 bytes, C_Sign after C_SignUpdate refused. */
+	CHECK_RV(p11->C_SignInit(s, &ecdsa, key), CKR_OK);
+	CHECK_RV(p11->C_SignUpdate(s, big, sizeof(big)), CKR_DATA_LEN_RANGE);
+	CHECK_RV(p11->C_SignFinal(s, sig, &len), CKR_OPERATION_NOT_INITIALIZED);
+	CHECK_RV(p11->C_SignInit(s, &ecdsa, key), CKR_OK);
+	CHECK_RV(p11->C_SignUpdate(s, digest, 32), CKR_OK);
+	CHECK_RV(p11->C_Sign(s, digest, 32, sig, &len), CKR_OPERATION_ACTIVE);
+	CHECK_RV(p11->C_SignFinal(s, sig, &len), CKR_OPERATION_NOT_INITIALIZED);
+	/* Wrong mechanism, key, parameters. */
+	CHECK_RV(p11->C_SignInit(s, &rsa, key), CKR_MECHANISM_INVALID);
+	CHECK_RV(p11->C_SignInit(s, &ecdsa, pub), CKR_KEY_TYPE_INCONSISTENT);
+	CHECK_RV(p11->C_SignInit(s, &ecdsa, key + 4), CKR_KEY_HANDLE_INVALID);
+	ecdsa.pParameter = digest;
+	ecdsa.ulParameterLen = 1;
+	CHECK_RV(p11->C_SignInit(s, &ecdsa, key), CKR_MECHANISM_PARAM_INVALID);
+	CHECK_RV(p11->C_SignInit(s, NULL, key), CKR_ARGUMENTS_BAD);
+	CHECK_RV(p11->C_CloseSession(s), CKR_OK);
+}
+
+#define THREADS 16
+#define PER_THREAD 40
+
+static void *signer(void *arg)
+{
+	CK_SESSION_HANDLE s = open_session();
+	CK_OBJECT_HANDLE key = key_of(s, CKO_PRIVATE_KEY);
+	unsigned t = (unsigned)(uintptr_t)arg, i;
+	uint8_t digest[32];
+
+	for (i = 0; i < PER_THREAD; i++) {
+		test_digest(t * 1000 + i, digest);
+		sign_digest(s, key, digest);
+	}
+	CHECK_RV(p11->C_CloseSession(s), CKR_OK);
+	return NULL;
+}
+
+static void case_threads(void)
+{
+	pthread_t th[THREADS];
+	unsigned i;
+
+	for (i = 0; i < THREADS; i++)
+		CHECK(pthread_create(&th[i], NULL, signer, (void *)(uintptr_t)i) == 0);
+	for (i = 0; i < THREADS; i++)
+		CHECK(pthread_join(th[i], NULL) == 0);
+}
+
+/* The child: nothing works until C_Initialize; then it signs on its own connection. */
+static void forked_child(CK_SESSION_HANDLE parent_session)
+{
+	CK_SESSION_HANDLE s;
+	uint8_t digest[32];
+	CK_INFO info;
+
+	CHECK_RV(p11->C_GetInfo(&info), CKR_CRYPTOKI_NOT_INITIALIZED);
+	CHECK_RV(p11->C_CloseSession(parent_session), CKR_CRYPTOKI_NOT_INITIALIZED);
+	CHECK_RV(p11->C_OpenSession(0, CKF_SERIAL_SESSION, NULL, NULL, &s),
+		CKR_CRYPTOKI_NOT_INITIALIZED);
+	initialize();
+	s = open_session();
+	test_digest(77, digest);
+	sign_digest(s, key_of(s, CKO_PRIVATE_KEY), digest);
+	CHECK_RV(p11->C_Finalize(NULL), CKR_OK);
+	exit(0);
+}
+
+static void *fork_while_signing(void *arg)
+{
+	(void)arg;
+	return signer((void *)(uintptr_t)99);
+}
+
+static void case_fork(void)
+{
+	CK_SESSION_HANDLE s = open_session();
+	CK_OBJECT_HANDLE key = key_of(s, CKO_PRIVATE_KEY);
+	pthread_t th[4];
+	uint8_t digest[32];
+	int status, i;
+	pid_t pid;
+
+	/* Forks while other threads sign: the child must not inherit a held lock. */
+	for (i = 0; i < 4; i++)
+		CHECK(pthread_create(&th[i], NULL, fork_while_signing, NULL) == 0);
+	for (i = 0; i < 3; i++) {
+		CHECK((pid = fork()) >= 0);
+		if (pid == 0)
+			forked_child(s);
+		CHECK(waitpid(pid, &status, 0) == pid);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	for (i = 0; i < 4; i++)
+		CHECK(pthread_join(th[i], NULL) == 0);
+	/* The parent's session goes on. */
+	test_digest(78, digest);
+	sign_digest(s, key, digest);
+	CHECK_RV(p11->C_CloseSession(s), CKR_OK);
+}
+
+/* A daemon that stops answering: the request ends at timeout_ms with CKR_DEVICE_ERROR, and the
+ * next one, the daemon back, connects again and signs. */
+static void case_timeout(void)
+{
+	CK_C_INITIALIZE_ARGS args = { .flags = CKF_OS_LOCKING_OK };
+	CK_MECHANISM ecdsa = { CKM_ECDSA, NULL, 0 };
+	char settings[256];
+	CK_SESSION_HANDLE s;
+	CK_OBJECT_HANDLE key;
+	uint8_t digest[32], sig[64];
+	CK_ULONG len = sizeof(sig);
+
+	CHECK_RV(p11->C_Finalize(NULL), CKR_OK);
+	snprintf(settings, sizeof(settings), "socket=%s timeout_ms=300", daemon_.socket);
+	args.pReserved = settings;
+	CHECK_RV(p11->C_Initialize(&args), CKR_OK);
+	s = open_session();
+	key = key_of(s, CKO_PRIVATE_KEY);
+	test_digest(6, digest);
+	daemon_signal(&daemon_, SIGSTOP);
+	CHECK_RV(p11->C_SignInit(s, &ecdsa, key), CKR_OK);
+	CHECK_RV(p11->C_Sign(s, digest, 32, sig, &len), CKR_DEVICE_ERROR);
+	daemon_signal(&daemon_, SIGCONT);
+	sign_digest(s, key, digest);
+	CHECK_RV(p11->C_Finalize(NULL), CKR_OK);
+	initialize();
+}
+
+static void case_daemon_down(void)
+{
+	CK_SESSION_HANDLE s = open_session(), s2;
+	CK_OBJECT_HANDLE key = key_of(s, CKO_PRIVATE_KEY);
+	CK_MECHANISM ecdsa = { CKM_ECDSA, NULL, 0 };
+	CK_TOKEN_INFO token;
+	CK_SLOT_INFO slot;
+	uint8_t digest[32], sig[64];
+	CK_ULONG n = 5, len = sizeof(sig);
+
+	/* A restart (the socket stays, as with socket activation) is survived. */
+	daemon_kill(&daemon_);
+	daemon_restart(&daemon_);
+	test_digest(5, digest);
+	sign_digest(s, key, digest);
+
+	daemon_kill(&daemon_);
+	CHECK(unlink(daemon_.socket) == 0);
+	CHECK_RV(p11->C_GetSlotList(CK_TRUE, NULL, &n), CKR_OK);
+	CHECK(n == 0);
+	CHECK_RV(p11->C_GetSlotList(CK_FALSE, NULL, &n), CKR_OK);
+	CHECK(n == 1);
+	CHECK_RV(p11->C_GetSlotInfo(0, &slot), CKR_OK);
+	CHECK(!(slot.flags & CKF_TOKEN_PRESENT));
+	CHECK_RV(p11->C_GetTokenInfo(0, &token), CKR_TOKEN_NOT_PRESENT);
+	CHECK_RV(p11->C_OpenSession(0, CKF_SERIAL_SESSION, NULL, NULL, &s2), CKR_TOKEN_NOT_PRESENT);
+	CHECK_RV(p11->C_SignInit(s, &ecdsa, key), CKR_OK);
+	CHECK_RV(p11->C_Sign(s, digest, 32, sig, &len), CKR_DEVICE_ERROR);
+	daemon_restart(&daemon_);
+	CHECK_RV(p11->C_GetTokenInfo(0, &token), CKR_OK);
+	sign_digest(s, key, digest);
+	CHECK_RV(p11->C_CloseSession(s), CKR_OK);
+}
+
+int main(int argc, char **argv)
+{
+	struct daemon_config cfg = {
+		.key_name = "rfc", .nonce = "deterministic", .verify_after_sign = 1, .workers = 2,
+		.max_inflight_per_connection = 64,
+	};
+	CK_RV (*get_list)(CK_FUNCTION_LIST_PTR_PTR);
+	void *module, *sym;
+	CK_INFO info;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: %s P256SIGND KEY_FILE MODULE\n", argv[0]);
+		return 2;
+	}
+	cfg.key_file = argv[2];
+	daemon_start(&daemon_, argv[1], &cfg);
+	snprintf(reserved, sizeof(reserved), "socket=%s timeout_ms=10000", daemon_.socket);
+	CHECK((module = dlopen(argv[3], RTLD_NOW | RTLD_LOCAL)) != NULL);
+	/* POSIX dlsym: a function's address as an object pointer, copied into a function pointer. */
+	CHECK((sym = dlsym(module, "C_GetFunctionList")) != NULL);
+	memcpy(&get_list, &sym, sizeof(sym));
+	CHECK_RV(get_list(&p11), CKR_OK);
+	CHECK(p11->version.major == 2 && p11->version.minor == 40);
+
+	case_init_rules();
+	case_slot_token();
+	case_sessions();
+	case_objects();
+	case_sign();
+	case_threads();
+	case_fork();
+	case_timeout();
+	case_daemon_down();
+	CHECK_RV(p11->C_Finalize(NULL), CKR_OK);
+	CHECK_RV(p11->C_GetInfo(&info), CKR_CRYPTOKI_NOT_INITIALIZED);
+	/* Initialised again after C_Finalize. */
+	initialize();
+	CHECK_RV(p11->C_Finalize(NULL), CKR_OK);
+	daemon_stop(&daemon_);
+	CHECK(dlclose(module) == 0);
+	printf("pkcs11 module: all checks passed\n");
+	return 0;
+}
