@@ -34,7 +34,8 @@ def main():
         with open(local, "w") as f:
             f.write(text.replace(exec_start.group(1), os.path.abspath(binary)))
         shutil.copy(socket_unit, os.path.join(tmp, "p256signd.socket"))
-        r = subprocess.run(["systemd-analyze", "verify", local,
+        # --man=no: Documentation= names man pages that are installed, not in the build tree.
+        r = subprocess.run(["systemd-analyze", "verify", "--man=no", local,
                             os.path.join(tmp, "p256signd.socket")],
                            capture_output=True, text=True, cwd=tmp)
         if r.returncode != 0 or r.stderr.strip():
