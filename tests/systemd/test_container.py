@@ -9,7 +9,9 @@ audit record an entry of the journal, a burst above journald's rate limit with n
 the watchdog (the parent stopped: Result=watchdog, restarted, the audit chain goes on); a key as
 an encrypted credential; Debian's nginx signing TLS 1.3 and 1.2 handshakes through the provider
 package; the logrotate rule; apt-get remove and purge (docs/daemon.md, "Removing").
-Prints the time of each part. Usage: test_container.py SOURCE_DIR BUILD_DIR"""
+Prints the time of each part. The packages come from debs.sh (built once per source tree into
+BUILD_DIR), the root file system from rootfs.sh (cached in $P256SIGN_TEST_CACHE, default
+/var/cache/p256sign-test). Usage: test_container.py SOURCE_DIR BUILD_DIR"""
 import json
 import os
 import re
