@@ -17,6 +17,10 @@ apt-get install -y -qq --no-install-recommends \
 	openssl openssh-client systemd \
 	scdoc man-db bash-completion ca-certificates git strace gdb procps util-linux passwd acl iproute2 \
 	libp11-kit-dev p11-kit opensc gnutls-bin libnss3-tools softhsm2 >/dev/null
+# The Debian packages (scripts/build-debs.sh, lintian) and the tests under a real systemd
+# (tests/systemd: a Debian 12 root file system made by mmdebstrap, booted with systemd-nspawn).
+apt-get install -y -qq --no-install-recommends \
+	debhelper dpkg-dev lintian mmdebstrap systemd-container >/dev/null
 # TLS servers for the provider's tests (tests/provider), installed without starting them: a
 # policy-rc.d that refuses every service start while apt-get runs (the tests start their own
 # instance on 127.0.0.1 with a configuration under a temporary directory).
