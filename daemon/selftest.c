@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "keyset.h"
 #include "sha256.h"
 
 /* RFC 6979 A.2.5: P-256 private key x, SHA-256 of "sample", and the expected r || s. */

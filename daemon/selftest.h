@@ -4,7 +4,9 @@
 
 #include <stdint.h>
 
-#include "keyset.h"
+#include "p256.h"
+
+struct keyset;	/* keyset.h: only the key-holder's side holds one */
 
 /*
  * The start-up self-test each signer passes before the daemon reports READY: the RFC 6979 A.2.5

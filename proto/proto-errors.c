@@ -3,7 +3,7 @@
  * message. tests/proto/test-proto-examples.c checks this table against docs/protocol.md's. */
 #include <string.h>
 
-#include "proto.h"
+#include "proto-errors.h"
 
 struct proto_error_text {
 	const char *tag;
@@ -57,15 +57,4 @@ int proto_error_closes(uint16_t code)
 {
 	const struct proto_error_text *t = lookup(code);
 	return t ? t->closes : 0;
-}
-
-void proto_error_response(struct proto_response *resp, uint32_t id, uint16_t code)
-{
-	memset(resp, 0, sizeof(*resp));
-	resp->h.version = PROTO_VERSION;
-	resp->h.type = PROTO_ERROR;
-	resp->h.id = id;
-	resp->error = code;
-	resp->text = proto_error_text(code);
-	resp->text_len = strlen(resp->text);
 }

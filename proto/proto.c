@@ -504,3 +504,14 @@ const char *proto_type_name(uint8_t type)
 	default: return "unknown";
 	}
 }
+
+void proto_error_response(struct proto_response *resp, uint32_t id, uint16_t code)
+{
+	memset(resp, 0, sizeof(*resp));
+	resp->h.version = PROTO_VERSION;
+	resp->h.type = PROTO_ERROR;
+	resp->h.id = id;
+	resp->error = code;
+	resp->text = proto_error_text(code);
+	resp->text_len = strlen(resp->text);
+}

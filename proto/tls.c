@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cursor.h"
-#include "proto.h"
+#include "proto-errors.h"
 #include "sha256.h"
 
 #define BAD_TLS (-PROTO_E_BAD_TLS_CONTENT)

@@ -33,6 +33,7 @@
 #include "testutil.h"
 #include "clock.h"
 #include "ipc.h"
+#include "keyset.h"
 #include "proto.h"
 #include "selftest.h"
 #include "signers.h"
