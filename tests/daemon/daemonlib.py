@@ -368,3 +368,58 @@ class Daemon:
               "sanitizer or valgrind report:\n" + text)
         subprocess.run(["rm", "-rf", self.dir], check=True)
         return text
+
+
+class SignLoad:
+    """Clients sending SIGN requests for the key named "rfc" (RFC 6979 A.2.5's, deterministic)
+    one after the other, each answer counted and checked against the known signature; a client
+    whose answer failed reconnects and goes on. finish() checks that none failed."""
+
+    def __init__(self, d, connections):
+        self.d = d
+        self.stop_flag = threading.Event()
+        self.lock = threading.Lock()
+        self.sent = self.answered = 0
+        self.failures = []
+        self.longest = 0.0
+        self.threads = [threading.Thread(target=self.run, args=(i,), daemon=True)
+                        for i in range(connections)]
+        for t in self.threads:
+            t.start()
+
+    def run(self, n):
+        c = self.d.client()
+        i = 0
+        while not self.stop_flag.is_set():
+            i += 1
+            start = time.monotonic()
+            with self.lock:
+                self.sent += 1
+            err = None
+            try:
+                r = c.call(sign_req(i, key_name("rfc"), RFC_DIGEST))
+            except OSError as e:
+                r, err = None, e
+            took = time.monotonic() - start
+            with self.lock:
+                self.longest = max(self.longest, took)
+                if r is None or r.type != (SIGN | RESPONSE) or r.id != i or \
+                        r.signature() != RFC_R + RFC_S:
+                    self.failures.append((n, i, err if r is None else (r.type, r.error)))
+                    c.close()
+                    c = self.d.client()
+                    continue
+                self.answered += 1
+        c.close()
+
+    def finish(self, what="load"):
+        self.stop_flag.set()
+        for t in self.threads:
+            t.join(TIMEOUT)
+        check(not any(t.is_alive() for t in self.threads), "every client finished")
+        print("%s: %d requests, %d failed, longest wait %.0f ms" %
+              (what, self.sent, len(self.failures), self.longest * 1000))
+        check(not self.failures, "%s: failed requests: %s" % (what, self.failures[:5]))
+        check(self.sent == self.answered and self.sent > 0,
+              "answers = requests: %d sent, %d answered" % (self.sent, self.answered))
+        return self

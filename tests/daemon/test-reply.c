@@ -182,9 +182,9 @@ static void send_signature(struct fixture *f, struct conn *c, uint32_t id)
 	reply_send(f->g, &to, &resp);
 }
 
-/* The frame at *off of c's output: its type, id and (for an ERROR) its code. */
-static void next_frame(const struct conn *c, size_t *off, uint8_t *type, uint32_t *id,
-	uint16_t *code)
+/* The frame at *off of c's output is of type, for request id, with code when an ERROR. */
+static void expect_frame(const struct conn *c, size_t *off, uint8_t type, uint32_t id,
+	uint16_t code)
 {
 	struct proto_response resp;
 	uint32_t len = 0;
@@ -192,9 +192,10 @@ static void next_frame(const struct conn *c, size_t *off, uint8_t *type, uint32_
 	CHECK(c->len - *off >= PROTO_LEN_PREFIX);
 	CHECK_INT(proto_frame_length(c->out + *off, &len), 0);
 	CHECK_INT(proto_decode_response(c->out + *off + PROTO_LEN_PREFIX, len, &resp), 0);
-	*type = resp.h.type;
-	*id = resp.h.id;
-	*code = resp.h.type == PROTO_ERROR ? resp.error : 0;
+	CHECK_INT(resp.h.type, type);
+	CHECK_INT(resp.h.id, id);
+	if (type == PROTO_ERROR)
+		CHECK_INT(resp.error, code);
 	*off += PROTO_LEN_PREFIX + len;
 }
 
@@ -215,9 +216,6 @@ static void held_then_released(void)
 	struct fixture f;
 	struct conn *c = new_conn();
 	size_t off = 0;
-	uint8_t type;
-	uint32_t id;
-	uint16_t code;
 
 	setup(&f, 1);
 	send_signature(&f, c, 7);
@@ -226,9 +224,7 @@ static void held_then_released(void)
 	CHECK(c->woken > 0);			/* and is on the turn's write, which writes the record */
 	CHECK_INT(status_member(f.g, "signatures"), 0);
 	replies_before_write(f.g);
-	next_frame(c, &off, &type, &id, &code);
-	CHECK_INT(type, PROTO_SIGN | PROTO_RESPONSE);
-	CHECK_INT(id, 7);
+	expect_frame(c, &off, PROTO_SIGN | PROTO_RESPONSE, 7, 0);
 	CHECK_INT(c->holds, 0);
 	CHECK_INT(status_member(f.g, "signatures"), 1);
 	CHECK_INT(status_member(f.g, "requests"), 1);
@@ -244,15 +240,10 @@ static void errors_not_held(void)
 	struct conn *c = new_conn();
 	const struct reply_to to = { .conn = c, .id = 3, .type = PROTO_SIGN };
 	size_t off = 0;
-	uint8_t type;
-	uint32_t id;
-	uint16_t code;
 
 	setup(&f, 1);
 	reply_error(f.g, &to, PROTO_E_DENIED);
-	next_frame(c, &off, &type, &id, &code);
-	CHECK_INT(type, PROTO_ERROR);
-	CHECK_INT(code, PROTO_E_DENIED);
+	expect_frame(c, &off, PROTO_ERROR, 3, PROTO_E_DENIED);
 	CHECK_INT(c->holds, 0);
 	CHECK_INT(c->close_after_write, 0);	/* denied keeps the connection */
 	reply_error(f.g, &to, PROTO_E_BAD_FRAME);
@@ -268,9 +259,6 @@ static void unwritten_replaced(void)
 	struct fixture f;
 	struct conn *c = new_conn();
 	size_t off = 0;
-	uint8_t type;
-	uint32_t id;
-	uint16_t code;
 	int full;
 
 	setup(&f, 1);
@@ -279,10 +267,7 @@ static void unwritten_replaced(void)
 	close(full);
 	send_signature(&f, c, 9);
 	replies_before_write(f.g);
-	next_frame(c, &off, &type, &id, &code);
-	CHECK_INT(type, PROTO_ERROR);
-	CHECK_INT(code, PROTO_E_AUDIT_UNAVAILABLE);
-	CHECK_INT(id, 9);
+	expect_frame(c, &off, PROTO_ERROR, 9, PROTO_E_AUDIT_UNAVAILABLE);
 	CHECK_INT(off, c->len);			/* and nothing else: no signature */
 	CHECK_INT(c->holds, 0);
 	CHECK_INT(status_member(f.g, "signatures"), 0);
@@ -330,14 +315,10 @@ static void not_holding(void)
 	struct fixture f;
 	struct conn *c = new_conn();
 	size_t off = 0;
-	uint8_t type;
-	uint32_t id;
-	uint16_t code;
 
 	setup(&f, 0);
 	send_signature(&f, c, 13);
-	next_frame(c, &off, &type, &id, &code);
-	CHECK_INT(type, PROTO_SIGN | PROTO_RESPONSE);
+	expect_frame(c, &off, PROTO_SIGN | PROTO_RESPONSE, 13, 0);
 	CHECK_INT(c->holds, 0);
 	CHECK_INT(status_member(f.g, "signatures"), 1);
 	teardown(&f);

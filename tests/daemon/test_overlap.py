@@ -15,68 +15,12 @@ import os
 import random
 import signal
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from daemonlib import *  # noqa: E402,F403
 
-RFC = key_name("rfc")
-RFC_SIG = RFC_R + RFC_S     # the deterministic signature: each answer is checked against it
 CONNECTIONS = 16
-
-
-class Load:
-    """Clients sending SIGN requests one after the other, each answer counted and checked."""
-
-    def __init__(self, d, connections=CONNECTIONS):
-        self.d = d
-        self.stop_flag = threading.Event()
-        self.lock = threading.Lock()
-        self.sent = self.answered = 0
-        self.failures = []
-        self.longest = 0.0
-        self.threads = [threading.Thread(target=self.run, args=(i,), daemon=True)
-                        for i in range(connections)]
-        for t in self.threads:
-            t.start()
-
-    def run(self, n):
-        c = self.d.client()
-        i = 0
-        while not self.stop_flag.is_set():
-            i += 1
-            start = time.monotonic()
-            with self.lock:
-                self.sent += 1
-            err = None
-            try:
-                r = c.call(sign_req(i, RFC, RFC_DIGEST))
-            except OSError as e:
-                r, err = None, e
-            took = time.monotonic() - start
-            with self.lock:
-                self.longest = max(self.longest, took)
-                if r is None or r.type != (SIGN | RESPONSE) or r.id != i or \
-                        r.signature() != RFC_SIG:
-                    self.failures.append((n, i, err if r is None else (r.type, r.error)))
-                    c.close()
-                    c = self.d.client()
-                    continue
-                self.answered += 1
-        c.close()
-
-    def finish(self, what):
-        self.stop_flag.set()
-        for t in self.threads:
-            t.join(TIMEOUT)
-        check(not any(t.is_alive() for t in self.threads), "every client finished")
-        print("%s: %d requests, %d failed, longest wait %.0f ms" %
-              (what, self.sent, len(self.failures), self.longest * 1000))
-        check(not self.failures, "%s: failed requests: %s" % (what, self.failures[:5]))
-        check(self.sent == self.answered and self.sent > 0,
-              "answers = requests: %d sent, %d answered" % (self.sent, self.answered))
-        return self
 
 
 def signal_all(pids, sig):
@@ -102,7 +46,7 @@ def settle(d, n):
 
 def all_stopped(binary, n):
     d = Daemon(binary, workers=n)
-    load = Load(d)
+    load = SignLoad(d, CONNECTIONS)
     time.sleep(0.5)
     victims = d.workers()
     signal_all(victims, signal.SIGSTOP)
@@ -126,7 +70,7 @@ def new_signer(d, known, within):
 
 def chain(binary):
     d = Daemon(binary, workers=2)
-    load = Load(d)
+    load = SignLoad(d, CONNECTIONS)
     time.sleep(0.5)
     a, b = d.workers()
     os.kill(a, signal.SIGSTOP)
@@ -146,7 +90,7 @@ def chaos(binary, seconds, reloads=True, rng=None):
     to 3 s, or never), or a reload."""
     rng = rng or random.Random(seconds)
     d = Daemon(binary, workers=2)
-    load = Load(d, connections=rng.choice((16, 24, 32)))
+    load = SignLoad(d, connections=rng.choice((16, 24, 32)))
     time.sleep(0.5)
     counts = {"kill": 0, "stop": 0, "reload": 0}
     stopped = []    # (when to continue, pid)

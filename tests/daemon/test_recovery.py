@@ -9,7 +9,6 @@ import json
 import os
 import signal
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -18,51 +17,6 @@ from daemonlib import *  # noqa: E402,F403
 RFC = key_name("rfc")
 RFC_SIG = RFC_R + RFC_S     # the deterministic signature: each answer is checked against it
 CONNECTIONS = 64
-
-
-class Load:
-    """CONNECTIONS clients, each sending SIGN requests one after the other until stopped."""
-
-    def __init__(self, d, connections=CONNECTIONS):
-        self.d = d
-        self.stop_flag = threading.Event()
-        self.lock = threading.Lock()
-        self.sent = self.answered = 0
-        self.failures = []
-        self.max_latency = 0.0
-        self.threads = [threading.Thread(target=self.run, args=(i,), daemon=True)
-                        for i in range(connections)]
-        for t in self.threads:
-            t.start()
-
-    def run(self, n):
-        c = self.d.client()
-        i = 0
-        while not self.stop_flag.is_set():
-            i += 1
-            start = time.monotonic()
-            with self.lock:
-                self.sent += 1
-            r = c.call(sign_req(i, RFC, RFC_DIGEST))
-            took = time.monotonic() - start
-            with self.lock:
-                self.max_latency = max(self.max_latency, took)
-                if r is None or r.type != (SIGN | RESPONSE) or r.id != i or \
-                        r.signature() != RFC_SIG:
-                    self.failures.append((n, i, None if r is None else (r.type, r.error)))
-                    return
-                self.answered += 1
-        c.close()
-
-    def finish(self):
-        self.stop_flag.set()
-        for t in self.threads:
-            t.join(TIMEOUT)
-        check(not any(t.is_alive() for t in self.threads), "every client finished")
-        check(not self.failures, "failed requests: %s" % self.failures[:5])
-        check(self.sent == self.answered and self.sent > 0,
-              "answers = requests: %d sent, %d answered" % (self.sent, self.answered))
-        return self
 
 
 def status(d):
@@ -83,7 +37,7 @@ def wait_workers(d, n, within):
 
 
 def kill_under_load(d):
-    load = Load(d)
+    load = SignLoad(d, CONNECTIONS)
     time.sleep(0.3)
     kills = 0
     end = time.monotonic() + 10
@@ -107,7 +61,7 @@ def kill_under_load(d):
 
 
 def stop_under_load(d, worker_timeout_ms):
-    load = Load(d, connections=8)
+    load = SignLoad(d, connections=8)
     time.sleep(0.3)
     victim = d.workers()[0]
     os.kill(victim, signal.SIGSTOP)
@@ -117,9 +71,9 @@ def stop_under_load(d, worker_timeout_ms):
     st = status(d)
     limit = worker_timeout_ms / 1000 + 0.5     # the timeout, a signature, and the CI's jitter
     print("SIGSTOP of a signer for 3 s: %d requests, longest %.0f ms (worker_timeout_ms %d), "
-          "hung %d" % (load.answered, load.max_latency * 1000, worker_timeout_ms, st["workers_hung"]))
-    check(load.max_latency < limit, "longest wait %.3f s, limit %.3f s" %
-          (load.max_latency, limit))
+          "hung %d" % (load.answered, load.longest * 1000, worker_timeout_ms, st["workers_hung"]))
+    check(load.longest < limit, "longest wait %.3f s, limit %.3f s" %
+          (load.longest, limit))
     check(st["workers_hung"] == 1 and victim not in d.workers(),
           "the stopped one, and only it, is replaced: %s" % st)
     wait_workers(d, 2, 1.0)
@@ -136,7 +90,7 @@ def reloads_under_load(d):
     base = [{"name": "rfc", "file": RFC_KEY, "nonce": "deterministic"}]
     second = os.path.join(d.dir, "second.pem")
     openssl_key(second)
-    load = Load(d, connections=16)
+    load = SignLoad(d, connections=16)
     for i in range(20):
         extra = {"name": "extra%d" % i, "file": second, "nonce": "deterministic"}
         d.write_keys(base + [extra])
