@@ -16,6 +16,7 @@
 #include <openssl/param_build.h>
 
 #include "p256.h"
+#include "test-bn.h"
 #include "testutil.h"
 
 #define KEYS 12
@@ -26,21 +27,6 @@ static BN_CTX *ctx;
 static const BIGNUM *order;
 static struct prng rng = { 0x5eed0f0e55a1ULL };
 static int compared, accepted;
-
-static BIGNUM *bn_of(const uint8_t b[32])
-{
-	BIGNUM *x = BN_bin2bn(b, 32, NULL);
-
-	if (x == NULL)
-		test_fatal("BN_bin2bn");
-	return x;
-}
-
-static void put(uint8_t out[32], const BIGNUM *x)
-{
-	if (BN_bn2binpad(x, out, 32) != 32)
-		test_fatal("BN_bn2binpad");
-}
 
 /* A key for OpenSSL's verifier: the public point alone. */
 static EVP_PKEY *openssl_public(const uint8_t pub[65])
@@ -132,9 +118,9 @@ static int constructed(const struct key *k, const BIGNUM *u1, const BIGNUM *u2, 
 		test_fatal("s and e");
 	if (plus_n && BN_add(e, e, order) == 1 && BN_num_bits(e) > 256)
 		BN_sub(e, e, order);
-	put(digest, e);
-	put(sig, r);
-	put(sig + 32, s);
+	test_bn_put(digest, e);
+	test_bn_put(sig, r);
+	test_bn_put(sig + 32, s);
 	ok = 1;
 out:
 	EC_POINT_free(rp);
@@ -155,7 +141,7 @@ static void edge_scalars(const struct key *k)
 	edge[1] = BN_dup(BN_value_one());
 	edge[2] = BN_dup(order);
 	prng_bytes(&rng, b, 32);
-	u1 = bn_of(b);
+	u1 = test_bn(b);
 	u2 = BN_new();
 	if (edge[0] == NULL || edge[1] == NULL || edge[2] == NULL || u2 == NULL ||
 	    BN_sub_word(edge[2], 1) != 1 || BN_nnmod(u1, u1, order, ctx) != 1)
@@ -188,7 +174,7 @@ static void equal_and_opposite(const struct key *k, const BIGNUM *d)
 	BIGNUM *u1 = BN_new(), *u2, *s_inv = BN_new(), *t = BN_new();
 
 	prng_bytes(&rng, b, 32);
-	u2 = bn_of(b);
+	u2 = test_bn(b);
 	if (u1 == NULL || s_inv == NULL || t == NULL || BN_nnmod(u2, u2, order, ctx) != 1 ||
 	    BN_mod_mul(u1, u2, d, order, ctx) != 1)
 		test_fatal("u1 = u2 d");
@@ -204,13 +190,13 @@ static void equal_and_opposite(const struct key *k, const BIGNUM *d)
 	if ((b[31] | b[30]) == 0)
 		b[31] = 1;
 	BN_bin2bn(b, 32, t);			/* r */
-	put(sig, t);
+	test_bn_put(sig, t);
 	if (BN_mod_inverse(s_inv, u2, order, ctx) == NULL || BN_mod_mul(t, t, s_inv, order, ctx) != 1)
 		test_fatal("s");
-	put(sig + 32, t);
+	test_bn_put(sig + 32, t);
 	if (BN_mod_mul(t, u1, t, order, ctx) != 1)
 		test_fatal("e");
-	put(digest, t);
+	test_bn_put(digest, t);
 	CHECK(!same_verdict(k, digest, sig));
 	BN_free(u1);
 	BN_free(u2);
@@ -224,10 +210,10 @@ static void ordinary_cases(const struct key *k, const uint8_t d[32])
 	uint8_t digest[32], sig[64], bad[64], dg[32], n_bytes[32], np1[32], ones[32];
 	BIGNUM *t = BN_dup(order);
 
-	put(n_bytes, order);
+	test_bn_put(n_bytes, order);
 	if (t == NULL || BN_add_word(t, 1) != 1)
 		test_fatal("n + 1");
-	put(np1, t);
+	test_bn_put(np1, t);
 	memset(ones, 0xff, 32);
 	for (int c = 0; c < CASES_PER_KEY; c++) {
 		prng_bytes(&rng, digest, 32);
@@ -261,7 +247,7 @@ static void ordinary_cases(const struct key *k, const uint8_t d[32])
 static void one_key(const uint8_t d[32])
 {
 	struct key k = { 0 };
-	BIGNUM *dn = bn_of(d);
+	BIGNUM *dn = test_bn(d);
 
 	if (p256_public_from_private(d, k.pub) != 0 || (k.q = EC_POINT_new(group)) == NULL ||
 	    EC_POINT_oct2point(group, k.q, k.pub, 65, ctx) != 1)
@@ -293,7 +279,7 @@ int main(void)
 		if (BN_set_word(t, i < 2 ? (BN_ULONG)i + 1 : 1) != 1 ||
 		    (i == 2 && BN_sub(t, order, t) != 1))
 			test_fatal("edge key");
-		put(d, t);
+		test_bn_put(d, t);
 		one_key(d);
 	}
 	for (int i = 0; i < KEYS; i++) {

@@ -13,6 +13,7 @@
 #include <openssl/obj_mac.h>
 
 #include "p256.h"
+#include "test-bn.h"
 #include "testutil.h"
 
 /* The field prime p, big-endian. */
@@ -24,21 +25,6 @@ static const uint8_t P[32] = {
 static EC_GROUP *group;
 static BN_CTX *ctx;
 static const BIGNUM *order;
-
-static BIGNUM *bn(const uint8_t b[32])
-{
-	BIGNUM *x = BN_bin2bn(b, 32, NULL);
-
-	if (x == NULL)
-		test_fatal("BN_bin2bn");
-	return x;
-}
-
-static void put(uint8_t out[32], const BIGNUM *x)
-{
-	if (BN_bn2binpad(x, out, 32) != 32)
-		test_fatal("BN_bn2binpad");
-}
 
 /* 65-byte encoding of an OpenSSL point. */
 static void encode(const EC_POINT *pt, uint8_t out[65])
@@ -94,14 +80,14 @@ static void refused(const uint8_t digest[32], const uint8_t sig[64], const uint8
 static void check_policies(const uint8_t pub[65], const uint8_t digest[32], const uint8_t sig[64])
 {
 	uint8_t low[64], high[64], t[64];
-	BIGNUM *s = bn(sig + 32), *half = BN_dup(order);
+	BIGNUM *s = test_bn(sig + 32), *half = BN_dup(order);
 
 	/* the two forms of the signature: s and n - s */
 	BN_rshift1(half, half);
 	memcpy(low, sig, 64);
 	memcpy(high, sig, 64);
 	BN_sub(s, order, s);
-	put(BN_cmp(s, half) > 0 ? high + 32 : low + 32, s);
+	test_bn_put(BN_cmp(s, half) > 0 ? high + 32 : low + 32, s);
 	CHECK(memcmp(low, high, 64) != 0);
 
 	CHECK_INT(p256_verify(pub, 65, digest, low, 0), 0);
@@ -119,13 +105,13 @@ static void check_policies(const uint8_t pub[65], const uint8_t digest[32], cons
 
 	/* s = floor(n/2) is low, floor(n/2) + 1 is high */
 	memcpy(t, low, 32);
-	put(t + 32, half);
+	test_bn_put(t + 32, half);
 	CHECK_INT(p256_verify(pub, 65, digest, t, P256_VERIFY_LOW_S), P256_ERR_SIG_INVALID);
 	memcpy(low, t, 64);
 	CHECK_INT(p256_normalize_s(t), 0);
 	CHECK_MEM(t, low, 64);
 	BN_add_word(half, 1);
-	put(t + 32, half);
+	test_bn_put(t + 32, half);
 	CHECK_INT(p256_verify(pub, 65, digest, t, P256_VERIFY_LOW_S), P256_ERR_SIG_HIGH_S);
 	BN_free(s);
 	BN_free(half);
@@ -204,7 +190,7 @@ static void check_points(const uint8_t pub[65], const uint8_t digest[32], const 
 	memcpy(t, small, 65);
 	BN_bin2bn(P, 32, x);
 	BN_add_word(x, small[32]);		/* x < 256, so x + p < 2^256 */
-	put(t + 1, x);
+	test_bn_put(t + 1, x);
 	refused(digest, sig, t, P256_ERR_POINT);
 	CHECK_INT(p256_point_check(t), P256_ERR_POINT);
 	memcpy(t, pub, 65);			/* x = p, y >= p */
@@ -252,8 +238,8 @@ static void check_infinity(struct prng *g)
 	prng_bytes(g, sig, 64);
 	sig[0] &= 0x7f;
 	sig[32] &= 0x7f;
-	e = bn(digest);
-	r = bn(sig);
+	e = test_bn(digest);
+	r = test_bn(sig);
 	if (BN_mod_inverse(d, r, order, ctx) == NULL || BN_mod_mul(d, d, e, order, ctx) != 1 ||
 	    BN_sub(d, order, d) != 1 || EC_POINT_mul(group, pt, d, NULL, NULL, ctx) != 1)
 		test_fatal("building Q");
@@ -275,7 +261,7 @@ static void check_infinity(struct prng *g)
 static void check_x_above_n(struct prng *g)
 {
 	uint8_t digest[32], sig[64], q[65];
-	BIGNUM *x = bn(TEST_N), *e, *s, *r = BN_new(), *ri = BN_new(), *a = BN_new(), *b = BN_new();
+	BIGNUM *x = test_bn(TEST_N), *e, *s, *r = BN_new(), *ri = BN_new(), *a = BN_new(), *b = BN_new();
 	EC_POINT *rp = EC_POINT_new(group), *pt = EC_POINT_new(group);
 
 	while (EC_POINT_set_compressed_coordinates(group, rp, x, 1, ctx) != 1)
@@ -283,10 +269,10 @@ static void check_x_above_n(struct prng *g)
 	prng_bytes(g, digest, 32);
 	prng_bytes(g, sig + 32, 32);
 	sig[32] &= 0x7f;
-	e = bn(digest);
-	s = bn(sig + 32);
+	e = test_bn(digest);
+	s = test_bn(sig + 32);
 	BN_sub(r, x, order);
-	put(sig, r);
+	test_bn_put(sig, r);
 	if (BN_mod_inverse(ri, r, order, ctx) == NULL || BN_mod_mul(a, s, ri, order, ctx) != 1 ||
 	    BN_mod_mul(b, e, ri, order, ctx) != 1 || BN_mod_sub(b, order, b, order, ctx) != 1 ||
 	    EC_POINT_mul(group, pt, b, rp, a, ctx) != 1)
@@ -295,7 +281,7 @@ static void check_x_above_n(struct prng *g)
 	CHECK_INT(p256_verify(q, 65, digest, sig, 0), 0);
 	CHECK_INT(eip(digest, sig, q), 1);
 	CHECK_INT(by_table(digest, sig, q), 0);
-	put(sig, x);				/* r = R'.x itself is >= n */
+	test_bn_put(sig, x);				/* r = R'.x itself is >= n */
 	refused(digest, sig, q, P256_ERR_SIG_RANGE);
 	BN_free(x);
 	BN_free(e);
@@ -315,9 +301,9 @@ static void check_digest_mod_n(const uint8_t d[32], const uint8_t pub[65])
 	BIGNUM *e;
 
 	memset(big, 0xff, 32);
-	e = bn(big);
+	e = test_bn(big);
 	BN_sub(e, e, order);
-	put(reduced, e);
+	test_bn_put(reduced, e);
 	CHECK_INT(p256_sign(d, big, P256_NONCE_HEDGED, NULL, 0, sig), 0);
 	CHECK_INT(p256_verify(pub, 65, big, sig, 0), 0);
 	CHECK_INT(p256_verify(pub, 65, reduced, sig, 0), 0);
