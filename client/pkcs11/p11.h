@@ -96,6 +96,9 @@ int p11_config_text(struct p11_module *m, const char *text, size_t len);
 
 /* slots.c */
 struct p11_slot *p11_slot(CK_SLOT_ID id);	/* under the module lock; NULL: invalid */
+/* Not under the module lock: the slot of id, looked up under it (the lock is released on return,
+ * so that the caller may ask the daemon); CKR_CRYPTOKI_NOT_INITIALIZED, CKR_SLOT_ID_INVALID. */
+CK_RV p11_find_slot(CK_SLOT_ID id, struct p11_slot **out);
 int p11_slot_present(struct p11_slot *s);	/* 1 when the daemon answers (a PING) */
 void p11_slot_free(struct p11_slot *s);
 
@@ -137,6 +140,9 @@ int p11_matches(const struct p11_attrs *attrs, const CK_ATTRIBUTE *tmpl, CK_ULON
 
 /* session.c: the session of a handle (under the module lock), NULL when invalid. */
 struct p11_session *p11_session(CK_SESSION_HANDLE h);
+/* Takes the module lock, which the caller releases whatever the answer, and finds the session of
+ * h: CKR_OK, CKR_CRYPTOKI_NOT_INITIALIZED or CKR_SESSION_HANDLE_INVALID. */
+CK_RV p11_lock_session(CK_SESSION_HANDLE h, struct p11_session **out);
 void p11_session_reset(struct p11_session *s);
 
 /* sign.c: frees the jobs of a state inherited by a child, whose threads are gone. */

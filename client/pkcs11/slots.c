@@ -21,6 +21,19 @@ struct p11_slot *p11_slot(CK_SLOT_ID id)
 	return &p11_mod->slots[id];
 }
 
+CK_RV p11_find_slot(CK_SLOT_ID id, struct p11_slot **out)
+{
+	CK_RV rv = CKR_OK;
+
+	p11_lock();
+	if (p11_mod == NULL)
+		rv = CKR_CRYPTOKI_NOT_INITIALIZED;
+	else if ((*out = p11_slot(id)) == NULL)
+		rv = CKR_SLOT_ID_INVALID;
+	p11_unlock();
+	return rv;
+}
+
 void p11_slot_free(struct p11_slot *s)
 {
 	p256sign_close(s->h);
@@ -107,18 +120,12 @@ CK_RV p11_C_GetSlotInfo(CK_SLOT_ID id, CK_SLOT_INFO_PTR info)
 {
 	struct p11_slot *s;
 	char desc[160];
-	int initialized;
+	CK_RV rv;
 
 	if (info == NULL)
 		return CKR_ARGUMENTS_BAD;
-	p11_lock();
-	initialized = p11_mod != NULL;
-	s = p11_slot(id);
-	p11_unlock();
-	if (!initialized)
-		return CKR_CRYPTOKI_NOT_INITIALIZED;
-	if (s == NULL)
-		return CKR_SLOT_ID_INVALID;
+	if ((rv = p11_find_slot(id, &s)) != CKR_OK)
+		return rv;
 	memset(info, 0, sizeof(*info));
 	snprintf(desc, sizeof(desc), "p256signd at %s",
 		s->socket[0] != '\0' ? s->socket : "the default socket");
@@ -144,18 +151,13 @@ CK_RV p11_C_GetTokenInfo(CK_SLOT_ID id, CK_TOKEN_INFO_PTR info)
 	struct identity ident = { "", 0 };
 	struct p11_slot *s;
 	char serial[17];
-	int r, initialized;
+	CK_RV rv;
+	int r;
 
 	if (info == NULL)
 		return CKR_ARGUMENTS_BAD;
-	p11_lock();
-	initialized = p11_mod != NULL;
-	s = p11_slot(id);
-	p11_unlock();
-	if (!initialized)
-		return CKR_CRYPTOKI_NOT_INITIALIZED;
-	if (s == NULL)
-		return CKR_SLOT_ID_INVALID;
+	if ((rv = p11_find_slot(id, &s)) != CKR_OK)
+		return rv;
 	if ((r = p11_request(s, status, &ident)) != 0)
 		return r == P256SIGN_E_NOMEM ? CKR_HOST_MEMORY : CKR_TOKEN_NOT_PRESENT;
 	memset(info, 0, sizeof(*info));
@@ -182,19 +184,13 @@ CK_RV p11_C_GetTokenInfo(CK_SLOT_ID id, CK_TOKEN_INFO_PTR info)
 
 CK_RV p11_C_GetMechanismList(CK_SLOT_ID id, CK_MECHANISM_TYPE_PTR list, CK_ULONG_PTR count)
 {
-	CK_RV rv = CKR_OK;
-	int valid, initialized;
+	struct p11_slot *s;
+	CK_RV rv;
 
 	if (count == NULL)
 		return CKR_ARGUMENTS_BAD;
-	p11_lock();
-	initialized = p11_mod != NULL;
-	valid = p11_slot(id) != NULL;
-	p11_unlock();
-	if (!initialized)
-		return CKR_CRYPTOKI_NOT_INITIALIZED;
-	if (!valid)
-		return CKR_SLOT_ID_INVALID;
+	if ((rv = p11_find_slot(id, &s)) != CKR_OK)
+		return rv;
 	if (list != NULL) {
 		if (*count < p11_nmechanisms)
 			rv = CKR_BUFFER_TOO_SMALL;
@@ -207,18 +203,13 @@ CK_RV p11_C_GetMechanismList(CK_SLOT_ID id, CK_MECHANISM_TYPE_PTR list, CK_ULONG
 
 CK_RV p11_C_GetMechanismInfo(CK_SLOT_ID id, CK_MECHANISM_TYPE type, CK_MECHANISM_INFO_PTR info)
 {
-	int valid, initialized;
+	struct p11_slot *s;
+	CK_RV rv;
 
 	if (info == NULL)
 		return CKR_ARGUMENTS_BAD;
-	p11_lock();
-	initialized = p11_mod != NULL;
-	valid = p11_slot(id) != NULL;
-	p11_unlock();
-	if (!initialized)
-		return CKR_CRYPTOKI_NOT_INITIALIZED;
-	if (!valid)
-		return CKR_SLOT_ID_INVALID;
+	if ((rv = p11_find_slot(id, &s)) != CKR_OK)
+		return rv;
 	if (type != CKM_ECDSA && type != CKM_ECDSA_SHA256)
 		return CKR_MECHANISM_INVALID;
 	/* P-256 only; signing only (verification is the caller's, with the public key); CKF_HW:
