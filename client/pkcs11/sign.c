@@ -195,7 +195,6 @@ static int sign_request(struct p256sign *h, void *arg)
 	return p256sign_sign_tls(h, &key, &tls, P256SIGN_RAW, sig, cap, &job->sig_len);
 }
 
-/* Signs the job on the slot's connection (no module lock held) and writes the signature. */
 static void free_job(struct p11_job *job)
 {
 	if (job->data != NULL)
@@ -242,6 +241,7 @@ static void unlink_job(struct p11_job *job)
 		job->next->prev = job->prev;
 }
 
+/* Signs the job on the slot's handle (no module lock held) and writes the signature. */
 static CK_RV finish(struct p11_job *job, struct p11_slot *slot, CK_BYTE_PTR sig,
 	CK_ULONG_PTR sig_len)
 {

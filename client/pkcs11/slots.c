@@ -40,7 +40,7 @@ void p11_slot_free(struct p11_slot *s)
 	s->h = NULL;
 	free(s->keys);
 	s->keys = NULL;
-	(void)pthread_mutex_destroy(&s->conn_lock);
+	(void)pthread_mutex_destroy(&s->handle_lock);
 }
 
 static int ping(struct p256sign *h, void *arg)
