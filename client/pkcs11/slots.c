@@ -84,13 +84,29 @@ static int status(struct p256sign *h, void *arg)
 	return r;
 }
 
+/* PKCS#11 2.40 section 5.2: the list's length always, the list too when the caller's buffer (list;
+ * NULL asks for the length alone) holds it, else CKR_BUFFER_TOO_SMALL. */
+static CK_RV answer_list(void *list, CK_ULONG_PTR count, const void *items, CK_ULONG n,
+	size_t size)
+{
+	CK_RV rv = CKR_OK;
+
+	if (list != NULL) {
+		if (*count < n)
+			rv = CKR_BUFFER_TOO_SMALL;
+		else
+			memcpy(list, items, n * size);
+	}
+	*count = n;
+	return rv;
+}
+
 CK_RV p11_C_GetSlotList(CK_BBOOL present, CK_SLOT_ID_PTR list, CK_ULONG_PTR count)
 {
 	struct p11_slot *slots[P11_MAX_SLOTS];
 	CK_SLOT_ID ids[P11_MAX_SLOTS];
 	CK_ULONG n = 0;
 	size_t i, nslots = 0;
-	CK_RV rv = CKR_OK;
 	int initialized;
 
 	if (count == NULL)
@@ -106,14 +122,7 @@ CK_RV p11_C_GetSlotList(CK_BBOOL present, CK_SLOT_ID_PTR list, CK_ULONG_PTR coun
 	for (i = 0; i < nslots; i++)
 		if (!present || p11_slot_present(slots[i]))
 			ids[n++] = i;
-	if (list != NULL) {
-		if (*count < n)
-			rv = CKR_BUFFER_TOO_SMALL;
-		else
-			memcpy(list, ids, n * sizeof(ids[0]));
-	}
-	*count = n;
-	return rv;
+	return answer_list(list, count, ids, n, sizeof(ids[0]));
 }
 
 CK_RV p11_C_GetSlotInfo(CK_SLOT_ID id, CK_SLOT_INFO_PTR info)
@@ -182,33 +191,31 @@ CK_RV p11_C_GetTokenInfo(CK_SLOT_ID id, CK_TOKEN_INFO_PTR info)
 	return CKR_OK;
 }
 
-CK_RV p11_C_GetMechanismList(CK_SLOT_ID id, CK_MECHANISM_TYPE_PTR list, CK_ULONG_PTR count)
+/* C_GetMechanismList's and C_GetMechanismInfo's checks: where the answer goes (answer: NULL is
+ * CKR_ARGUMENTS_BAD), then the slot, whose mechanisms are every slot's. */
+static CK_RV check_mechanism_query(CK_SLOT_ID id, const void *answer)
 {
 	struct p11_slot *s;
-	CK_RV rv;
 
-	if (count == NULL)
+	if (answer == NULL)
 		return CKR_ARGUMENTS_BAD;
-	if ((rv = p11_find_slot(id, &s)) != CKR_OK)
+	return p11_find_slot(id, &s);
+}
+
+CK_RV p11_C_GetMechanismList(CK_SLOT_ID id, CK_MECHANISM_TYPE_PTR list, CK_ULONG_PTR count)
+{
+	CK_RV rv = check_mechanism_query(id, count);
+
+	if (rv != CKR_OK)
 		return rv;
-	if (list != NULL) {
-		if (*count < p11_nmechanisms)
-			rv = CKR_BUFFER_TOO_SMALL;
-		else
-			memcpy(list, p11_mechanisms, p11_nmechanisms * sizeof(p11_mechanisms[0]));
-	}
-	*count = p11_nmechanisms;
-	return rv;
+	return answer_list(list, count, p11_mechanisms, p11_nmechanisms, sizeof(p11_mechanisms[0]));
 }
 
 CK_RV p11_C_GetMechanismInfo(CK_SLOT_ID id, CK_MECHANISM_TYPE type, CK_MECHANISM_INFO_PTR info)
 {
-	struct p11_slot *s;
-	CK_RV rv;
+	CK_RV rv = check_mechanism_query(id, info);
 
-	if (info == NULL)
-		return CKR_ARGUMENTS_BAD;
-	if ((rv = p11_find_slot(id, &s)) != CKR_OK)
+	if (rv != CKR_OK)
 		return rv;
 	if (type != CKM_ECDSA && type != CKM_ECDSA_SHA256)
 		return CKR_MECHANISM_INVALID;
