@@ -368,3 +368,25 @@ class Daemon:
               "sanitizer or valgrind report:\n" + text)
         subprocess.run(["rm", "-rf", self.dir], check=True)
         return text
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_listening(proc, port, log):
+    """Returns once 127.0.0.1:port accepts; fails if proc exits first (log: its output file)."""
+    end = time.monotonic() + 20
+    while True:
+        if proc.poll() is not None:
+            with open(log, errors="replace") as f:
+                check(False, "server exited with %s: %s" % (proc.returncode, f.read()))
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            check(time.monotonic() < end, "nothing listens on %d" % port)
+            time.sleep(0.05)
