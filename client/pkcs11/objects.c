@@ -73,7 +73,8 @@ static CK_RV lock_search(CK_SESSION_HANDLE h, int searching, struct p11_session 
 	return rv;
 }
 
-/* The session is checked again after the daemon was asked, without the lock, for its keys. */
+/* The daemon is asked for its keys without the module lock, so the session is looked up again
+ * after. */
 CK_RV p11_C_FindObjectsInit(CK_SESSION_HANDLE h, CK_ATTRIBUTE_PTR tmpl, CK_ULONG count)
 {
 	struct p11_session *s;

@@ -138,10 +138,8 @@ void p11_object_attrs(const struct p11_key *k, int kind, struct p11_attrs *out);
 CK_RV p11_get_attributes(const struct p11_attrs *attrs, CK_ATTRIBUTE *tmpl, CK_ULONG count);
 int p11_matches(const struct p11_attrs *attrs, const CK_ATTRIBUTE *tmpl, CK_ULONG count);
 
-/* session.c: the session of a handle (under the module lock), NULL when invalid. */
-struct p11_session *p11_session(CK_SESSION_HANDLE h);
-/* Takes the module lock, which the caller releases whatever the answer, and finds the session of
- * h: CKR_OK, CKR_CRYPTOKI_NOT_INITIALIZED or CKR_SESSION_HANDLE_INVALID. */
+/* session.c: takes the module lock, which the caller releases whatever the answer, and finds the
+ * session of h: CKR_OK, CKR_CRYPTOKI_NOT_INITIALIZED or CKR_SESSION_HANDLE_INVALID. */
 CK_RV p11_lock_session(CK_SESSION_HANDLE h, struct p11_session **out);
 void p11_session_reset(struct p11_session *s);
 

@@ -14,7 +14,8 @@
 
 #define MAX_SESSIONS 65536
 
-struct p11_session *p11_session(CK_SESSION_HANDLE h)
+/* Under the module lock: the session of a handle, NULL when invalid. */
+static struct p11_session *find_session(CK_SESSION_HANDLE h)
 {
 	if (p11_mod == NULL || h == 0 || h > p11_mod->nsessions ||
 	    p11_mod->sessions[h - 1] == NULL || !p11_mod->sessions[h - 1]->used)
@@ -27,7 +28,7 @@ CK_RV p11_lock_session(CK_SESSION_HANDLE h, struct p11_session **out)
 	p11_lock();
 	if (p11_mod == NULL)
 		return CKR_CRYPTOKI_NOT_INITIALIZED;
-	if ((*out = p11_session(h)) == NULL)
+	if ((*out = find_session(h)) == NULL)
 		return CKR_SESSION_HANDLE_INVALID;
 	return CKR_OK;
 }
