@@ -33,7 +33,7 @@ static int add_slot(struct p11_module *m, const char *path, size_t len)
 		snprintf(s->label, sizeof(s->label), "%s", P11_LABEL);
 	else
 		snprintf(s->label, sizeof(s->label), "%s-%zu", P11_LABEL, m->nslots);
-	if (pthread_mutex_init(&s->conn_lock, NULL) != 0)
+	if (pthread_mutex_init(&s->handle_lock, NULL) != 0)
 		return -1;
 	m->nslots++;
 	return 0;

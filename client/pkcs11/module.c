@@ -5,10 +5,10 @@
  * Fork (PKCS#11 2.40 section 6.7.7): a child must call C_Initialize again and gets
  * CKR_CRYPTOKI_NOT_INITIALIZED until it does. An atfork handler marks the child's module
  * uninitialized and keeps the parent's state aside; the child's C_Initialize frees what is safe to
- * free and never uses the parent's connections: a slot whose connection lock a thread of the
- * parent held at the fork is left alone (its state is kept, unused, once per such fork), the
- * others are closed (libp256sign closes an inherited descriptor without writing to it); the
- * signatures the parent's threads were waiting for are freed.
+ * free and never uses the parent's handles: a slot whose handle lock a thread of the parent held
+ * at the fork is left alone (its state is kept, unused, once per such fork), the others are
+ * closed (libp256sign closes an inherited descriptor without writing to it); the signatures the
+ * parent's threads were waiting for are freed.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +18,7 @@
 
 struct p11_module *p11_mod;
 static struct p11_module *stale;	/* the parent's state, in a child before C_Initialize */
-static struct p11_module *kept;		/* parents' states with a connection a child cannot free */
+static struct p11_module *kept;		/* parents' states with a handle a child cannot free */
 static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static int atfork_ok;
@@ -68,7 +68,7 @@ static void register_atfork(void)
 	atfork_ok = pthread_atfork(before_fork, parent_after_fork, child_after_fork) == 0;
 }
 
-/* Frees a state; inherited: it came from the parent, whose threads may hold connection locks. */
+/* Frees a state; inherited: it came from the parent, whose threads may hold handle locks. */
 static void free_module(struct p11_module *m, int inherited)
 {
 	size_t i, busy = 0;
@@ -84,16 +84,16 @@ static void free_module(struct p11_module *m, int inherited)
 	m->sessions = NULL;
 	m->nsessions = 0;
 	for (i = 0; i < m->nslots; i++) {
-		if (inherited && pthread_mutex_trylock(&m->slots[i].conn_lock) != 0) {
+		if (inherited && pthread_mutex_trylock(&m->slots[i].handle_lock) != 0) {
 			busy++;		/* a parent's thread was inside a request: leave it */
 			continue;
 		}
 		if (inherited)
-			(void)pthread_mutex_unlock(&m->slots[i].conn_lock);
+			(void)pthread_mutex_unlock(&m->slots[i].handle_lock);
 		p11_slot_free(&m->slots[i]);
 	}
 	if (busy > 0) {
-		/* Kept, its busy slots' connections with it, rather than lost. */
+		/* Kept, its busy slots' handles with it, rather than lost. */
 		m->kept = kept;
 		kept = m;
 		return;

@@ -19,19 +19,17 @@ CK_RV p11_C_GetAttributeValue(CK_SESSION_HANDLE h, CK_OBJECT_HANDLE obj, CK_ATTR
 	CK_RV rv;
 	int kind;
 
-	p11_lock();
-	if (p11_mod == NULL)
-		rv = CKR_CRYPTOKI_NOT_INITIALIZED;
-	else if ((s = p11_session(h)) == NULL)
-		rv = CKR_SESSION_HANDLE_INVALID;
-	else if ((k = p11_object(obj, &slot, &kind)) == NULL || slot != s->slot)
+	if ((rv = p11_lock_session(h, &s)) != CKR_OK)
+		goto out;
+	if ((k = p11_object(obj, &slot, &kind)) == NULL || slot != s->slot) {
 		rv = CKR_OBJECT_HANDLE_INVALID;
-	else if (tmpl == NULL && count > 0)
+	} else if (tmpl == NULL && count > 0) {
 		rv = CKR_ARGUMENTS_BAD;
-	else {
+	} else {
 		p11_object_attrs(k, kind, &attrs);
 		rv = p11_get_attributes(&attrs, tmpl, count);
 	}
+out:
 	p11_unlock();
 	return rv;
 }
@@ -64,36 +62,35 @@ static CK_RV collect(struct p11_session *ses, const CK_ATTRIBUTE *tmpl, CK_ULONG
 	return CKR_OK;
 }
 
+/* Takes the module lock (the caller unlocks): the session of h, whose search must be under way
+ * (searching 1) or not (0). */
+static CK_RV lock_search(CK_SESSION_HANDLE h, int searching, struct p11_session **s)
+{
+	CK_RV rv = p11_lock_session(h, s);
+
+	if (rv == CKR_OK && (*s)->finding != searching)
+		rv = searching ? CKR_OPERATION_NOT_INITIALIZED : CKR_OPERATION_ACTIVE;
+	return rv;
+}
+
+/* The daemon is asked for its keys without the module lock, so the session is looked up again
+ * after. */
 CK_RV p11_C_FindObjectsInit(CK_SESSION_HANDLE h, CK_ATTRIBUTE_PTR tmpl, CK_ULONG count)
 {
 	struct p11_session *s;
 	CK_SLOT_ID slot = 0;
-	CK_RV rv = CKR_OK;
+	CK_RV rv;
 
 	if (tmpl == NULL && count > 0)
 		return CKR_ARGUMENTS_BAD;
-	p11_lock();
-	if (p11_mod == NULL)
-		rv = CKR_CRYPTOKI_NOT_INITIALIZED;
-	else if ((s = p11_session(h)) == NULL)
-		rv = CKR_SESSION_HANDLE_INVALID;
-	else if (s->finding)
-		rv = CKR_OPERATION_ACTIVE;
-	else
+	if ((rv = lock_search(h, 0, &s)) == CKR_OK)
 		slot = s->slot;
 	p11_unlock();
 	if (rv != CKR_OK)
 		return rv;
 	if ((rv = p11_refresh_keys(slot)) != CKR_OK)
 		return rv;
-	p11_lock();
-	if (p11_mod == NULL)
-		rv = CKR_CRYPTOKI_NOT_INITIALIZED;
-	else if ((s = p11_session(h)) == NULL)
-		rv = CKR_SESSION_HANDLE_INVALID;
-	else if (s->finding)
-		rv = CKR_OPERATION_ACTIVE;
-	else
+	if ((rv = lock_search(h, 0, &s)) == CKR_OK)
 		rv = collect(s, tmpl, count);
 	p11_unlock();
 	return rv;
@@ -103,19 +100,12 @@ CK_RV p11_C_FindObjects(CK_SESSION_HANDLE h, CK_OBJECT_HANDLE_PTR out, CK_ULONG 
 	CK_ULONG_PTR count)
 {
 	struct p11_session *s;
-	CK_RV rv = CKR_OK;
 	CK_ULONG n = 0;
+	CK_RV rv;
 
 	if ((out == NULL && max > 0) || count == NULL)
 		return CKR_ARGUMENTS_BAD;
-	p11_lock();
-	if (p11_mod == NULL) {
-		rv = CKR_CRYPTOKI_NOT_INITIALIZED;
-	} else if ((s = p11_session(h)) == NULL) {
-		rv = CKR_SESSION_HANDLE_INVALID;
-	} else if (!s->finding) {
-		rv = CKR_OPERATION_NOT_INITIALIZED;
-	} else {
+	if ((rv = lock_search(h, 1, &s)) == CKR_OK) {
 		while (n < max && s->pos < s->nfound)
 			out[n++] = s->found[s->pos++];
 		*count = n;
@@ -127,16 +117,9 @@ CK_RV p11_C_FindObjects(CK_SESSION_HANDLE h, CK_OBJECT_HANDLE_PTR out, CK_ULONG 
 CK_RV p11_C_FindObjectsFinal(CK_SESSION_HANDLE h)
 {
 	struct p11_session *s;
-	CK_RV rv = CKR_OK;
+	CK_RV rv;
 
-	p11_lock();
-	if (p11_mod == NULL) {
-		rv = CKR_CRYPTOKI_NOT_INITIALIZED;
-	} else if ((s = p11_session(h)) == NULL) {
-		rv = CKR_SESSION_HANDLE_INVALID;
-	} else if (!s->finding) {
-		rv = CKR_OPERATION_NOT_INITIALIZED;
-	} else {
+	if ((rv = lock_search(h, 1, &s)) == CKR_OK) {
 		free(s->found);
 		s->found = NULL;
 		s->nfound = s->pos = 0;

@@ -6,8 +6,8 @@
  *
  * Locking: one module lock (module.c) guards the sessions, the slots' key tables and the
  * module's state; it is never held across a daemon request. Each slot has its own lock around
- * its connection, held across the request. Order: a thread holding a slot's connection lock never
- * takes the module lock.
+ * its libp256sign handle, held across the request. Order: a thread holding a slot's handle lock
+ * never takes the module lock.
  */
 #ifndef P11_H
 #define P11_H
@@ -44,7 +44,7 @@ struct p11_key {
 struct p11_slot {
 	char socket[P11_SOCKET_MAX];	/* "" is libp256sign's default socket */
 	char label[33];
-	pthread_mutex_t conn_lock;	/* around h and every request on it */
+	pthread_mutex_t handle_lock;	/* around h and every request on it */
 	struct p256sign *h;		/* NULL until a connect succeeds */
 	int timeout_ms;
 	/* under the module lock */
@@ -96,10 +96,13 @@ int p11_config_text(struct p11_module *m, const char *text, size_t len);
 
 /* slots.c */
 struct p11_slot *p11_slot(CK_SLOT_ID id);	/* under the module lock; NULL: invalid */
+/* Not under the module lock: the slot of id, looked up under it (the lock is released on return,
+ * so that the caller may ask the daemon); CKR_CRYPTOKI_NOT_INITIALIZED, CKR_SLOT_ID_INVALID. */
+CK_RV p11_find_slot(CK_SLOT_ID id, struct p11_slot **out);
 int p11_slot_present(struct p11_slot *s);	/* 1 when the daemon answers (a PING) */
 void p11_slot_free(struct p11_slot *s);
 
-/* conn.c: one daemon request on a slot's connection, under its lock; a P256SIGN_E_* code. */
+/* request.c: one daemon request on a slot's handle, under its lock; a P256SIGN_E_* code. */
 typedef int p11_request_fn(struct p256sign *h, void *arg);
 int p11_request(struct p11_slot *s, p11_request_fn *fn, void *arg);
 CK_RV p11_rv(int p256sign_error);
@@ -108,7 +111,7 @@ CK_RV p11_rv(int p256sign_error);
 #define P11_MAX_KEYS (1u << 22)	/* the key index bits of an object handle */
 int p11_parse_keys(const char *json, struct p11_key **out, size_t *n);
 
-/* keys.c: the slot's key table from LIST_KEYS (takes the slot's connection lock, then the
+/* keys.c: the slot's key table from LIST_KEYS (takes the slot's handle lock, then the
  * module lock). */
 CK_RV p11_refresh_keys(CK_SLOT_ID slot);
 int p11_merge_keys(struct p11_slot *s, const struct p11_key *keys, size_t n);
@@ -135,8 +138,9 @@ void p11_object_attrs(const struct p11_key *k, int kind, struct p11_attrs *out);
 CK_RV p11_get_attributes(const struct p11_attrs *attrs, CK_ATTRIBUTE *tmpl, CK_ULONG count);
 int p11_matches(const struct p11_attrs *attrs, const CK_ATTRIBUTE *tmpl, CK_ULONG count);
 
-/* session.c: the session of a handle (under the module lock), NULL when invalid. */
-struct p11_session *p11_session(CK_SESSION_HANDLE h);
+/* session.c: takes the module lock, which the caller releases whatever the answer, and finds the
+ * session of h: CKR_OK, CKR_CRYPTOKI_NOT_INITIALIZED or CKR_SESSION_HANDLE_INVALID. */
+CK_RV p11_lock_session(CK_SESSION_HANDLE h, struct p11_session **out);
 void p11_session_reset(struct p11_session *s);
 
 /* sign.c: frees the jobs of a state inherited by a child, whose threads are gone. */

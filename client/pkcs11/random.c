@@ -11,13 +11,9 @@
 
 static CK_RV check_session(CK_SESSION_HANDLE h)
 {
-	CK_RV rv = CKR_OK;
+	struct p11_session *s;
+	CK_RV rv = p11_lock_session(h, &s);
 
-	p11_lock();
-	if (p11_mod == NULL)
-		rv = CKR_CRYPTOKI_NOT_INITIALIZED;
-	else if (p11_session(h) == NULL)
-		rv = CKR_SESSION_HANDLE_INVALID;
 	p11_unlock();
 	return rv;
 }

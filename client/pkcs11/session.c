@@ -14,12 +14,23 @@
 
 #define MAX_SESSIONS 65536
 
-struct p11_session *p11_session(CK_SESSION_HANDLE h)
+/* Under the module lock: the session of a handle, NULL when invalid. */
+static struct p11_session *find_session(CK_SESSION_HANDLE h)
 {
 	if (p11_mod == NULL || h == 0 || h > p11_mod->nsessions ||
 	    p11_mod->sessions[h - 1] == NULL || !p11_mod->sessions[h - 1]->used)
 		return NULL;
 	return p11_mod->sessions[h - 1];
+}
+
+CK_RV p11_lock_session(CK_SESSION_HANDLE h, struct p11_session **out)
+{
+	p11_lock();
+	if (p11_mod == NULL)
+		return CKR_CRYPTOKI_NOT_INITIALIZED;
+	if ((*out = find_session(h)) == NULL)
+		return CKR_SESSION_HANDLE_INVALID;
+	return CKR_OK;
 }
 
 /* Ends the session's operations and frees what they held. */
@@ -67,8 +78,7 @@ CK_RV p11_C_OpenSession(CK_SLOT_ID slot, CK_FLAGS flags, CK_VOID_PTR app, CK_NOT
 	CK_SESSION_HANDLE_PTR out)
 {
 	struct p11_slot *s;
-	CK_RV rv = CKR_OK;
-	int initialized;
+	CK_RV rv;
 	long i;
 
 	(void)app;
@@ -77,14 +87,8 @@ CK_RV p11_C_OpenSession(CK_SLOT_ID slot, CK_FLAGS flags, CK_VOID_PTR app, CK_NOT
 		return CKR_ARGUMENTS_BAD;
 	if (!(flags & CKF_SERIAL_SESSION))
 		return CKR_SESSION_PARALLEL_NOT_SUPPORTED;
-	p11_lock();
-	initialized = p11_mod != NULL;
-	s = p11_slot(slot);
-	p11_unlock();
-	if (!initialized)
-		return CKR_CRYPTOKI_NOT_INITIALIZED;
-	if (s == NULL)
-		return CKR_SLOT_ID_INVALID;
+	if ((rv = p11_find_slot(slot, &s)) != CKR_OK)
+		return rv;
 	if ((rv = p11_refresh_keys(slot)) != CKR_OK)
 		return rv == CKR_DEVICE_ERROR ? CKR_TOKEN_NOT_PRESENT : rv;
 	p11_lock();
@@ -126,14 +130,9 @@ static void logout_if_last(CK_SLOT_ID slot)
 CK_RV p11_C_CloseSession(CK_SESSION_HANDLE h)
 {
 	struct p11_session *s;
-	CK_RV rv = CKR_OK;
+	CK_RV rv;
 
-	p11_lock();
-	if (p11_mod == NULL) {
-		rv = CKR_CRYPTOKI_NOT_INITIALIZED;
-	} else if ((s = p11_session(h)) == NULL) {
-		rv = CKR_SESSION_HANDLE_INVALID;
-	} else {
+	if ((rv = p11_lock_session(h, &s)) == CKR_OK) {
 		close_session(s);
 		logout_if_last(s->slot);
 	}
@@ -165,17 +164,12 @@ CK_RV p11_C_CloseAllSessions(CK_SLOT_ID slot)
 CK_RV p11_C_GetSessionInfo(CK_SESSION_HANDLE h, CK_SESSION_INFO_PTR info)
 {
 	struct p11_session *s;
-	CK_RV rv = CKR_OK;
+	CK_RV rv;
 	int rw, user;
 
 	if (info == NULL)
 		return CKR_ARGUMENTS_BAD;
-	p11_lock();
-	if (p11_mod == NULL) {
-		rv = CKR_CRYPTOKI_NOT_INITIALIZED;
-	} else if ((s = p11_session(h)) == NULL) {
-		rv = CKR_SESSION_HANDLE_INVALID;
-	} else {
+	if ((rv = p11_lock_session(h, &s)) == CKR_OK) {
 		rw = (s->flags & CKF_RW_SESSION) != 0;
 		user = p11_mod->slots[s->slot].logged_in;
 		memset(info, 0, sizeof(*info));
@@ -191,16 +185,13 @@ CK_RV p11_C_GetSessionInfo(CK_SESSION_HANDLE h, CK_SESSION_INFO_PTR info)
 CK_RV p11_C_Login(CK_SESSION_HANDLE h, CK_USER_TYPE user, CK_UTF8CHAR_PTR pin, CK_ULONG len)
 {
 	struct p11_session *s;
-	CK_RV rv = CKR_OK;
+	CK_RV rv;
 
 	(void)pin;	/* any PIN: access is the daemon's decision, by uid */
 	(void)len;
-	p11_lock();
-	if (p11_mod == NULL)
-		rv = CKR_CRYPTOKI_NOT_INITIALIZED;
-	else if ((s = p11_session(h)) == NULL)
-		rv = CKR_SESSION_HANDLE_INVALID;
-	else if (user != CKU_USER && user != CKU_SO && user != CKU_CONTEXT_SPECIFIC)
+	if ((rv = p11_lock_session(h, &s)) != CKR_OK)
+		goto out;
+	if (user != CKU_USER && user != CKU_SO && user != CKU_CONTEXT_SPECIFIC)
 		rv = CKR_USER_TYPE_INVALID;
 	else if (user == CKU_SO)
 		rv = CKR_USER_TYPE_INVALID;	/* nothing to administer through PKCS#11 */
@@ -208,6 +199,7 @@ CK_RV p11_C_Login(CK_SESSION_HANDLE h, CK_USER_TYPE user, CK_UTF8CHAR_PTR pin, C
 		rv = CKR_USER_ALREADY_LOGGED_IN;
 	else if (user == CKU_USER)
 		p11_mod->slots[s->slot].logged_in = 1;
+out:
 	p11_unlock();
 	return rv;
 }
@@ -215,17 +207,15 @@ CK_RV p11_C_Login(CK_SESSION_HANDLE h, CK_USER_TYPE user, CK_UTF8CHAR_PTR pin, C
 CK_RV p11_C_Logout(CK_SESSION_HANDLE h)
 {
 	struct p11_session *s;
-	CK_RV rv = CKR_OK;
+	CK_RV rv;
 
-	p11_lock();
-	if (p11_mod == NULL)
-		rv = CKR_CRYPTOKI_NOT_INITIALIZED;
-	else if ((s = p11_session(h)) == NULL)
-		rv = CKR_SESSION_HANDLE_INVALID;
-	else if (!p11_mod->slots[s->slot].logged_in)
+	if ((rv = p11_lock_session(h, &s)) != CKR_OK)
+		goto out;
+	if (!p11_mod->slots[s->slot].logged_in)
 		rv = CKR_USER_NOT_LOGGED_IN;
 	else
 		p11_mod->slots[s->slot].logged_in = 0;
+out:
 	p11_unlock();
 	return rv;
 }

@@ -40,17 +40,14 @@ CK_RV p11_C_SignInit(CK_SESSION_HANDLE h, CK_MECHANISM_PTR mech, CK_OBJECT_HANDL
 	struct p11_session *s;
 	struct p11_key *k;
 	CK_SLOT_ID slot;
-	CK_RV rv = CKR_OK;
+	CK_RV rv;
 	int kind;
 
 	if (mech == NULL)
 		return CKR_ARGUMENTS_BAD;
-	p11_lock();
-	if (p11_mod == NULL)
-		rv = CKR_CRYPTOKI_NOT_INITIALIZED;
-	else if ((s = p11_session(h)) == NULL)
-		rv = CKR_SESSION_HANDLE_INVALID;
-	else if (s->signing)
+	if ((rv = p11_lock_session(h, &s)) != CKR_OK)
+		goto out;
+	if (s->signing)
 		rv = CKR_OPERATION_ACTIVE;
 	else if (mech->mechanism != CKM_ECDSA && mech->mechanism != CKM_ECDSA_SHA256)
 		rv = CKR_MECHANISM_INVALID;
@@ -72,6 +69,7 @@ CK_RV p11_C_SignInit(CK_SESSION_HANDLE h, CK_MECHANISM_PTR mech, CK_OBJECT_HANDL
 		s->key = key;
 		s->len = 0;
 	}
+out:
 	p11_unlock();
 	return rv;
 }
@@ -98,28 +96,30 @@ static CK_RV append(struct p11_session *s, const uint8_t *data, size_t len)
 	return EVP_DigestUpdate(s->md, data, len) == 1 ? CKR_OK : CKR_FUNCTION_FAILED;
 }
 
+/* Takes the module lock (the caller unlocks): the session of h, which must be signing. */
+static CK_RV lock_signing(CK_SESSION_HANDLE h, struct p11_session **s)
+{
+	CK_RV rv = p11_lock_session(h, s);
+
+	return rv == CKR_OK && !(*s)->signing ? CKR_OPERATION_NOT_INITIALIZED : rv;
+}
+
 /*
- * Under the module lock: the checks before a signature is made (PKCS#11 2.40 section 5.2: a NULL
- * signature buffer asks for the size, a short one gets CKR_BUFFER_TOO_SMALL, and both leave the
- * operation active), then C_Sign's data, then the job, which takes the operation's data and ends
- * the operation. *ready is 1 when the job is to be signed.
+ * Under the module lock, on a signing session: the checks before a signature is made (PKCS#11
+ * 2.40 section 5.2: a NULL signature buffer asks for the size, a short one gets
+ * CKR_BUFFER_TOO_SMALL, and both leave the operation active), then C_Sign's data, then the job,
+ * which takes the operation's data and ends the operation. *ready is 1 when the job is to be
+ * signed.
  */
-static CK_RV take_job(CK_SESSION_HANDLE h, const CK_BYTE *data, CK_ULONG len, int final,
+static CK_RV take_job(struct p11_session *s, const CK_BYTE *data, CK_ULONG len, int final,
 	CK_BYTE_PTR sig, CK_ULONG_PTR sig_len, struct p11_job *job, struct p11_slot **slot,
 	int *ready)
 {
-	struct p11_session *s;
 	struct p11_key *k = NULL;
 	CK_SLOT_ID sid;
 	int kind;
 
 	*ready = 0;
-	if (p11_mod == NULL)
-		return CKR_CRYPTOKI_NOT_INITIALIZED;
-	if ((s = p11_session(h)) == NULL)
-		return CKR_SESSION_HANDLE_INVALID;
-	if (!s->signing)
-		return CKR_OPERATION_NOT_INITIALIZED;
 	if (sig_len == NULL || (!final && data == NULL && len > 0)) {
 		p11_session_reset(s);
 		return CKR_ARGUMENTS_BAD;
@@ -195,7 +195,6 @@ static int sign_request(struct p256sign *h, void *arg)
 	return p256sign_sign_tls(h, &key, &tls, P256SIGN_RAW, sig, cap, &job->sig_len);
 }
 
-/* Signs the job on the slot's connection (no module lock held) and writes the signature. */
 static void free_job(struct p11_job *job)
 {
 	if (job->data != NULL)
@@ -242,6 +241,7 @@ static void unlink_job(struct p11_job *job)
 		job->next->prev = job->prev;
 }
 
+/* Signs the job on the slot's handle (no module lock held) and writes the signature. */
 static CK_RV finish(struct p11_job *job, struct p11_slot *slot, CK_BYTE_PTR sig,
 	CK_ULONG_PTR sig_len)
 {
@@ -273,14 +273,15 @@ static CK_RV sign_now(CK_SESSION_HANDLE h, const CK_BYTE *data, CK_ULONG len, in
 	CK_BYTE_PTR sig, CK_ULONG_PTR sig_len)
 {
 	struct p11_job *job = calloc(1, sizeof(*job));
+	struct p11_session *s;
 	struct p11_slot *slot = NULL;
 	int ready = 0;
 	CK_RV rv;
 
 	if (job == NULL)
 		return CKR_HOST_MEMORY;
-	p11_lock();
-	rv = take_job(h, data, len, final, sig, sig_len, job, &slot, &ready);
+	if ((rv = lock_signing(h, &s)) == CKR_OK)
+		rv = take_job(s, data, len, final, sig, sig_len, job, &slot, &ready);
 	if (rv == CKR_OK && ready)
 		link_job(job);
 	p11_unlock();
@@ -307,14 +308,7 @@ CK_RV p11_C_SignUpdate(CK_SESSION_HANDLE h, CK_BYTE_PTR data, CK_ULONG len)
 	struct p11_session *s;
 	CK_RV rv;
 
-	p11_lock();
-	if (p11_mod == NULL) {
-		rv = CKR_CRYPTOKI_NOT_INITIALIZED;
-	} else if ((s = p11_session(h)) == NULL) {
-		rv = CKR_SESSION_HANDLE_INVALID;
-	} else if (!s->signing) {
-		rv = CKR_OPERATION_NOT_INITIALIZED;
-	} else {
+	if ((rv = lock_signing(h, &s)) == CKR_OK) {
 		rv = data == NULL && len > 0 ? CKR_ARGUMENTS_BAD : append(s, data, len);
 		s->multipart = 1;
 		if (rv != CKR_OK)

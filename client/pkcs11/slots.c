@@ -21,13 +21,26 @@ struct p11_slot *p11_slot(CK_SLOT_ID id)
 	return &p11_mod->slots[id];
 }
 
+CK_RV p11_find_slot(CK_SLOT_ID id, struct p11_slot **out)
+{
+	CK_RV rv = CKR_OK;
+
+	p11_lock();
+	if (p11_mod == NULL)
+		rv = CKR_CRYPTOKI_NOT_INITIALIZED;
+	else if ((*out = p11_slot(id)) == NULL)
+		rv = CKR_SLOT_ID_INVALID;
+	p11_unlock();
+	return rv;
+}
+
 void p11_slot_free(struct p11_slot *s)
 {
 	p256sign_close(s->h);
 	s->h = NULL;
 	free(s->keys);
 	s->keys = NULL;
-	(void)pthread_mutex_destroy(&s->conn_lock);
+	(void)pthread_mutex_destroy(&s->handle_lock);
 }
 
 static int ping(struct p256sign *h, void *arg)
@@ -71,13 +84,29 @@ static int status(struct p256sign *h, void *arg)
 	return r;
 }
 
+/* PKCS#11 2.40 section 5.2: the list's length always, the list too when the caller's buffer (list;
+ * NULL asks for the length alone) holds it, else CKR_BUFFER_TOO_SMALL. */
+static CK_RV answer_list(void *list, CK_ULONG_PTR count, const void *items, CK_ULONG n,
+	size_t size)
+{
+	CK_RV rv = CKR_OK;
+
+	if (list != NULL) {
+		if (*count < n)
+			rv = CKR_BUFFER_TOO_SMALL;
+		else
+			memcpy(list, items, n * size);
+	}
+	*count = n;
+	return rv;
+}
+
 CK_RV p11_C_GetSlotList(CK_BBOOL present, CK_SLOT_ID_PTR list, CK_ULONG_PTR count)
 {
 	struct p11_slot *slots[P11_MAX_SLOTS];
 	CK_SLOT_ID ids[P11_MAX_SLOTS];
 	CK_ULONG n = 0;
 	size_t i, nslots = 0;
-	CK_RV rv = CKR_OK;
 	int initialized;
 
 	if (count == NULL)
@@ -93,32 +122,19 @@ CK_RV p11_C_GetSlotList(CK_BBOOL present, CK_SLOT_ID_PTR list, CK_ULONG_PTR coun
 	for (i = 0; i < nslots; i++)
 		if (!present || p11_slot_present(slots[i]))
 			ids[n++] = i;
-	if (list != NULL) {
-		if (*count < n)
-			rv = CKR_BUFFER_TOO_SMALL;
-		else
-			memcpy(list, ids, n * sizeof(ids[0]));
-	}
-	*count = n;
-	return rv;
+	return answer_list(list, count, ids, n, sizeof(ids[0]));
 }
 
 CK_RV p11_C_GetSlotInfo(CK_SLOT_ID id, CK_SLOT_INFO_PTR info)
 {
 	struct p11_slot *s;
 	char desc[160];
-	int initialized;
+	CK_RV rv;
 
 	if (info == NULL)
 		return CKR_ARGUMENTS_BAD;
-	p11_lock();
-	initialized = p11_mod != NULL;
-	s = p11_slot(id);
-	p11_unlock();
-	if (!initialized)
-		return CKR_CRYPTOKI_NOT_INITIALIZED;
-	if (s == NULL)
-		return CKR_SLOT_ID_INVALID;
+	if ((rv = p11_find_slot(id, &s)) != CKR_OK)
+		return rv;
 	memset(info, 0, sizeof(*info));
 	snprintf(desc, sizeof(desc), "p256signd at %s",
 		s->socket[0] != '\0' ? s->socket : "the default socket");
@@ -144,18 +160,13 @@ CK_RV p11_C_GetTokenInfo(CK_SLOT_ID id, CK_TOKEN_INFO_PTR info)
 	struct identity ident = { "", 0 };
 	struct p11_slot *s;
 	char serial[17];
-	int r, initialized;
+	CK_RV rv;
+	int r;
 
 	if (info == NULL)
 		return CKR_ARGUMENTS_BAD;
-	p11_lock();
-	initialized = p11_mod != NULL;
-	s = p11_slot(id);
-	p11_unlock();
-	if (!initialized)
-		return CKR_CRYPTOKI_NOT_INITIALIZED;
-	if (s == NULL)
-		return CKR_SLOT_ID_INVALID;
+	if ((rv = p11_find_slot(id, &s)) != CKR_OK)
+		return rv;
 	if ((r = p11_request(s, status, &ident)) != 0)
 		return r == P256SIGN_E_NOMEM ? CKR_HOST_MEMORY : CKR_TOKEN_NOT_PRESENT;
 	memset(info, 0, sizeof(*info));
@@ -180,45 +191,32 @@ CK_RV p11_C_GetTokenInfo(CK_SLOT_ID id, CK_TOKEN_INFO_PTR info)
 	return CKR_OK;
 }
 
+/* C_GetMechanismList's and C_GetMechanismInfo's checks: where the answer goes (answer: NULL is
+ * CKR_ARGUMENTS_BAD), then the slot, whose mechanisms are every slot's. */
+static CK_RV check_mechanism_query(CK_SLOT_ID id, const void *answer)
+{
+	struct p11_slot *s;
+
+	if (answer == NULL)
+		return CKR_ARGUMENTS_BAD;
+	return p11_find_slot(id, &s);
+}
+
 CK_RV p11_C_GetMechanismList(CK_SLOT_ID id, CK_MECHANISM_TYPE_PTR list, CK_ULONG_PTR count)
 {
-	CK_RV rv = CKR_OK;
-	int valid, initialized;
+	CK_RV rv = check_mechanism_query(id, count);
 
-	if (count == NULL)
-		return CKR_ARGUMENTS_BAD;
-	p11_lock();
-	initialized = p11_mod != NULL;
-	valid = p11_slot(id) != NULL;
-	p11_unlock();
-	if (!initialized)
-		return CKR_CRYPTOKI_NOT_INITIALIZED;
-	if (!valid)
-		return CKR_SLOT_ID_INVALID;
-	if (list != NULL) {
-		if (*count < p11_nmechanisms)
-			rv = CKR_BUFFER_TOO_SMALL;
-		else
-			memcpy(list, p11_mechanisms, p11_nmechanisms * sizeof(p11_mechanisms[0]));
-	}
-	*count = p11_nmechanisms;
-	return rv;
+	if (rv != CKR_OK)
+		return rv;
+	return answer_list(list, count, p11_mechanisms, p11_nmechanisms, sizeof(p11_mechanisms[0]));
 }
 
 CK_RV p11_C_GetMechanismInfo(CK_SLOT_ID id, CK_MECHANISM_TYPE type, CK_MECHANISM_INFO_PTR info)
 {
-	int valid, initialized;
+	CK_RV rv = check_mechanism_query(id, info);
 
-	if (info == NULL)
-		return CKR_ARGUMENTS_BAD;
-	p11_lock();
-	initialized = p11_mod != NULL;
-	valid = p11_slot(id) != NULL;
-	p11_unlock();
-	if (!initialized)
-		return CKR_CRYPTOKI_NOT_INITIALIZED;
-	if (!valid)
-		return CKR_SLOT_ID_INVALID;
+	if (rv != CKR_OK)
+		return rv;
 	if (type != CKM_ECDSA && type != CKM_ECDSA_SHA256)
 		return CKR_MECHANISM_INVALID;
 	/* P-256 only; signing only (verification is the caller's, with the public key); CKF_HW:

@@ -4,15 +4,36 @@
 # header, the pkg-config file, the versioned shared library exporting exactly its API, the
 # provider built on that API alone, the man pages and the completion; then builds the example
 # with pkg-config alone and runs it.
+# With --pkcs11 (tests/pkcs11/meson.build), what p11-kit needs of the PKCS#11 module instead: the
+# module in p11-kit's module directory exporting C_GetFunctionList alone, the module
+# configuration naming it in p11-kit's configuration directory, and its man page.
 # Usage: test-install.sh BUILD_ROOT EXAMPLE.c
+#        test-install.sh BUILD_ROOT --pkcs11 MODULE_DIR CONFIG_DIR
 set -eu
 build=$1
-example=$2
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 meson install -C "$build" --no-rebuild --destdir "$dest" --quiet >/dev/null
+
+if [ "$2" = --pkcs11 ]; then
+	module_dir=$3
+	config_dir=$4
+	so=$dest$module_dir/p256sign-pkcs11.so
+	[ -f "$so" ] || fail "no $module_dir/p256sign-pkcs11.so installed"
+	exported=$(nm -D --defined-only "$so" | awk '{print $3}')
+	[ "$exported" = C_GetFunctionList ] || fail "the module exports: $exported"
+	conf=$dest$config_dir/p256sign.module
+	[ -f "$conf" ] || fail "no $config_dir/p256sign.module installed"
+	grep -qx 'module: p256sign-pkcs11.so' "$conf" || fail "$conf does not name the module"
+	[ -n "$(find "$dest" -path '*/man/man8/p256sign-pkcs11.8')" ] ||
+		fail "man page p256sign-pkcs11.8 not installed"
+	echo ok
+	exit 0
+fi
+
+example=$2
 pc=$(find "$dest" -name p256sign.pc)
 [ -n "$pc" ] || fail "no p256sign.pc installed"
 header=$(find "$dest" -name p256sign.h)

@@ -423,3 +423,25 @@ class SignLoad:
         check(self.sent == self.answered and self.sent > 0,
               "answers = requests: %d sent, %d answered" % (self.sent, self.answered))
         return self
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_listening(proc, port, log):
+    """Returns once 127.0.0.1:port accepts; fails if proc exits first (log: its output file)."""
+    end = time.monotonic() + 20
+    while True:
+        if proc.poll() is not None:
+            with open(log, errors="replace") as f:
+                check(False, "server exited with %s: %s" % (proc.returncode, f.read()))
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            check(time.monotonic() < end, "nothing listens on %d" % port)
+            time.sleep(0.05)

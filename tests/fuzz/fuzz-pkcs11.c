@@ -192,7 +192,7 @@ static void config(const uint8_t *data, size_t size)
 	for (i = 0; i < m->nslots; i++) {
 		if (strnlen(m->slots[i].socket, P11_SOCKET_MAX) == P11_SOCKET_MAX)
 			abort();
-		pthread_mutex_destroy(&m->slots[i].conn_lock);
+		pthread_mutex_destroy(&m->slots[i].handle_lock);
 	}
 	free(m);
 }

@@ -8,14 +8,14 @@ import atexit
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
-from daemonlib import RFC_KEY, Daemon, check, openssl_key  # noqa: E402,F401
+from daemonlib import (RFC_KEY, Daemon, check, free_port, openssl_key,  # noqa: E402,F401
+                       wait_listening)
 
 NOBODY = 65534
 RFC_ID = "5a7a78cca4a0f420d9bc62bb669c3c2759e39f723d3ae10dcbe0f0815a07ecd4"
@@ -161,23 +161,3 @@ def verify_der(pub_pem, data_file, sig_der, raw_digest=False):
                 data_file]
     rc, out, err = run(argv)
     check(rc == 0 and b"Verified" in out, "%s: %d %s %s" % (" ".join(argv), rc, out, err))
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_listening(proc, port, log):
-    end = time.monotonic() + 20
-    while True:
-        if proc.poll() is not None:
-            with open(log, errors="replace") as f:
-                check(False, "server exited with %s: %s" % (proc.returncode, f.read()))
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            check(time.monotonic() < end, "nothing listens on %d" % port)
-            time.sleep(0.05)

@@ -6,7 +6,6 @@ p256signctl export-key-ref, a test certificate, ports, and the daemon's connecti
 Standard library only; call init() first."""
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -14,7 +13,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
-from daemonlib import STATUS, Daemon, check, frame, openssl_key  # noqa: E402
+from daemonlib import (STATUS, Daemon, check, frame, free_port, openssl_key,  # noqa: E402,F401
+                       wait_listening)
 
 ENV = {}
 ctl = None
@@ -97,32 +97,11 @@ def export_key_ref(key, name, **kw):
     return path(name)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def make_cert(key):
     """A self-signed certificate for localhost of the key file, as tmp/web.pem."""
     ok("req", "-x509", "-new", "-key", key, "-subj", "/CN=localhost", "-addext",
        "subjectAltName=DNS:localhost", "-days", "2", "-out", path("web.pem"))
     return path("web.pem")
-
-
-def wait_listening(proc, port, log):
-    """Returns once 127.0.0.1:port accepts; fails if proc exits first (log: its output file)."""
-    end = time.monotonic() + 20
-    while True:
-        if proc.poll() is not None:
-            with open(log, errors="replace") as f:
-                check(False, "server exited with %s: %s" % (proc.returncode, f.read()))
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            check(time.monotonic() < end, "nothing listens on %d" % port)
-            time.sleep(0.05)
 
 
 # openssl.cnf for a server: default first, then the provider (docs/tls.md).

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * A slot's connection to its daemon: opened on first use, kept, and used under the slot's lock by
- * one request at a time. libp256sign reconnects by itself after a daemon restart, a timeout or a
- * fork, and bounds every request by the slot's timeout.
+ * A slot's requests to its daemon, on the slot's libp256sign handle: opened on first use, kept,
+ * and used under the slot's handle lock by one request at a time. libp256sign reconnects the
+ * handle's connection by itself after a daemon restart, a timeout or a fork, and bounds every
+ * request by the slot's timeout. Also the PKCS#11 code for a request's libp256sign error.
  */
 #include "p11.h"
 
@@ -10,7 +11,7 @@ int p11_request(struct p11_slot *s, p11_request_fn *fn, void *arg)
 {
 	int r;
 
-	if (pthread_mutex_lock(&s->conn_lock) != 0)
+	if (pthread_mutex_lock(&s->handle_lock) != 0)
 		return P256SIGN_E_INTERNAL;
 	if (s->h == NULL) {
 		r = p256sign_connect(&s->h, s->socket[0] != '\0' ? s->socket : NULL);
@@ -23,7 +24,7 @@ int p11_request(struct p11_slot *s, p11_request_fn *fn, void *arg)
 	}
 	r = fn(s->h, arg);
 out:
-	(void)pthread_mutex_unlock(&s->conn_lock);
+	(void)pthread_mutex_unlock(&s->handle_lock);
 	return r;
 }
 
