@@ -21,9 +21,6 @@ apt-get install -y -qq --no-install-recommends \
 # (tests/systemd: a Debian 12 root file system made by mmdebstrap, booted with systemd-nspawn).
 apt-get install -y -qq --no-install-recommends \
 	debhelper dpkg-dev lintian mmdebstrap systemd-container >/dev/null
-# promtool (Debian's prometheus) checks p256signctl metrics' output (tests/client); only the
-# tool is used, the server is not started.
-apt-get install -y -qq --no-install-recommends prometheus >/dev/null
 # TLS servers for the provider's tests (tests/provider), installed without starting them: a
 # policy-rc.d that refuses every service start while apt-get runs (the tests start their own
 # instance on 127.0.0.1 with a configuration under a temporary directory).
@@ -35,3 +32,6 @@ if [ ! -e "$policy" ]; then
 fi
 apt-get install -y -qq --no-install-recommends nginx haproxy apache2 lighttpd lighttpd-mod-openssl \
 	curl openssh-server >/dev/null
+# promtool (Debian's prometheus) checks p256signctl metrics' output (tests/client); only the tool
+# is used, and the policy above keeps the server from starting.
+apt-get install -y -qq --no-install-recommends prometheus >/dev/null
