@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: ISC
-"""p256signctl metrics against the real p256signd with 4 keys and an audit file: the output passes
+"""p256signctl metrics against the real p256signd with 4 keys (one with a certificate) and an audit
+file: the output passes
 `promtool check metrics`, every family has HELP and TYPE, and the values are STATUS's and
 LIST_KEYS's (taken right after, with nothing in between but the metrics run's own connection);
 the histograms are cumulative and end in +Inf at their count; --output replaces the file
 atomically (no temporary file left, mode 0644); an unreachable daemon gives p256sign_up 0 and
 exit 1.
 Usage: test_ctl_metrics.py P256SIGND P256SIGNCTL PROMTOOL"""
+import calendar
 import os
 import re
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
 from daemonlib import (Daemon, RFC_DIGEST, RFC_KEY, SIGN, STATUS, LIST_KEYS, check,  # noqa: E402
@@ -68,6 +71,11 @@ def start():
         path = os.path.join(tmp, name + ".pem")
         openssl_key(path)
         keys.append({"name": name, "file": path})
+    # k1 with a certificate, whose notAfter LIST_KEYS reports.
+    cert = os.path.join(tmp, "k1.crt")
+    subprocess.run(["openssl", "req", "-new", "-x509", "-key", keys[1]["file"], "-subj", "/CN=k1",
+                    "-days", "30", "-out", cert], check=True, stderr=subprocess.DEVNULL)
+    keys[1]["certificate"] = cert
     audit_key = os.path.join(tmp, "audit.pem")
     openssl_key(audit_key)
     keys.append({"name": "audit", "file": audit_key, "purpose": "audit"})
@@ -121,6 +129,19 @@ def against_status(d, samples, types):
         check(get(samples, "p256sign_key_info", key=k["name"], key_id=k["key_id"],
                   nonce=k["nonce"], purpose=k["purpose"]) == 1, "key_info %s" % k["name"])
     check(get(samples, "p256sign_key_signatures_total", key="rfc") == 3, "rfc signed 3")
+    # The certificate's notAfter, as openssl reads it; no series for the keys without one.
+    end = subprocess.run(["openssl", "x509", "-in", os.path.join(tmp, "k1.crt"), "-noout",
+                          "-enddate"], capture_output=True, text=True, check=True).stdout
+    want = calendar.timegm(time.strptime(end.strip().split("=", 1)[1], "%b %d %H:%M:%S %Y GMT"))
+    by_name = {k["name"]: k for k in keys}
+    check(by_name["k1"]["certificate_not_after"] == want, "LIST_KEYS not-after: %s" % by_name)
+    check(all("certificate_not_after" not in by_name[k] for k in ("rfc", "k2", "audit")),
+          "not-after of a key without a certificate: %s" % by_name)
+    check(get(samples, "p256sign_key_certificate_not_after_seconds", key="k1") == want,
+          "the not-after gauge")
+    check([k for k in samples if k[0] == "p256sign_key_certificate_not_after_seconds"] ==
+          [("p256sign_key_certificate_not_after_seconds", frozenset({("key", "k1")}))],
+          "one not-after series")
     # Answers by op and result: 4 signatures and an unknown key; a frame without a known type.
     check(get(samples, "p256sign_requests_total", op="sign", result="ok") == 4, "sign ok")
     check(get(samples, "p256sign_requests_total", op="sign", result="error") == 1, "sign error")
