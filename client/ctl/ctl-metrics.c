@@ -67,17 +67,16 @@ static void family(FILE *out, const char *name, const char *type, const char *he
 	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* A label value as the format wants it: backslash, double quote and newline escaped. The
- * daemon's strings are not trusted to be clean. */
+/* A label value as the format wants it, backslash and double quote escaped. The daemon's
+ * strings are not trusted: a control character (a newline, which would end the sample, or a
+ * terminal escape for an operator reading the output) is shown as "?". */
 static void label_value(FILE *out, const char *s)
 {
 	for (; s != NULL && *s != '\0'; s++) {
 		if (*s == '\\' || *s == '"')
 			fprintf(out, "\\%c", *s);
-		else if (*s == '\n')
-			fputs("\\n", out);
 		else
-			fputc(*s, out);
+			fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
 	}
 }
 

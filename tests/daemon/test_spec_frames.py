@@ -3,7 +3,8 @@
 """docs/protocol.md against the real daemon. The frame examples of section 10: each request frame
 is sent as written and the daemon's answer must be the documented response frame byte for byte
 (STATUS and LIST_KEYS, whose JSON changes at run time, are checked member by member, and the
-STATUS members of section 6's table, of the example and of the daemon are the same set); the
+STATUS members of section 6's table, of the example and of the daemon are the same set, and
+STATUS latency counts the examples' answers by op); the
 SIGN_TLS examples' signatures verify over the content the document says is signed. Then the
 edges of the error model as the document states them: which fault decides a frame with several
 (section 7, a byte too many included), name lengths, compressed points, out-of-range and short
