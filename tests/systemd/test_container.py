@@ -379,10 +379,12 @@ def metrics(c):
     wait_until("the timer did not write the metrics again",
                lambda: c.run(["stat", "-c", "%i %Y", prom]).stdout != first, 40)
     page = c.run(["curl", "-sS", "http://127.0.0.1:9100/metrics"]).stdout
-    for want in ("p256sign_up 1", 'p256sign_key_signatures_total{key="web"}',
-                 'p256sign_request_duration_seconds_bucket{le="+Inf",op="ping"}',
-                 "p256sign_audit_ok 1", 'p256sign_build_info{ctl_version="'):
-        check(want in page, "node_exporter does not serve %s" % want)
+    for want in (r"p256sign_up 1", r'p256sign_key_signatures_total\{key="web"\} \d+',
+                 r'p256sign_request_duration_seconds_bucket\{op="ping",le="\+Inf"\} [1-9]',
+                 r'p256sign_request_duration_seconds_count\{op="ping"\} [1-9]',
+                 r"p256sign_audit_ok 1", r'p256sign_build_info\{ctl_version="[^"]+",version='):
+        check(re.search("^" + want, page, re.M), "node_exporter does not serve %s:\n%s" %
+              (want, "\n".join(ln for ln in page.splitlines() if "p256sign_" in ln)[-3000:]))
     # node_exporter read the file without error (an unparsable one is an error, not skipped).
     check(re.search(r"^node_textfile_scrape_error 0$", page, re.M), "the textfile collector failed")
     print("metrics: %d p256sign_ series served by node_exporter" %
