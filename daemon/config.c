@@ -505,9 +505,10 @@ static int derive(struct ctx *x, struct config *cfg)
 
 /*
  * Root's LIST_KEYS answer for this key set, the largest any peer gets, must fit in one frame
- * (docs/protocol.md section 6): encoded as the daemon would answer it, with every key's "allow"
- * and both counters at the largest value they can show. A key id and a point have one length
- * whatever the key, so zeros stand in for them: the keys need not be read for this.
+ * (docs/protocol.md section 6): encoded as the daemon would answer it, with every key's "allow",
+ * both counters at the largest value they can show and, for a key with a certificate, the
+ * longest certificate_not_after. A key id and a point have one length whatever the key, so zeros
+ * stand in for them: the keys need not be read for this.
  */
 static int check_listing(struct ctx *x, const struct config *cfg)
 {
@@ -527,6 +528,7 @@ static int check_listing(struct ctx *x, const struct config *cfg)
 			.nonce = config_nonce_name(k->nonce),
 			.verify_after_sign = k->verify_after_sign, .purpose = k->purpose,
 			.signatures = INT64_MAX, .precomputed_signatures = INT64_MAX,
+			.certificate_not_after = k->certificate != NULL ? INT64_MIN : 0,
 			.allow = &k->allow };
 	}
 	fit = list_keys_fit(e, cfg->nkeys, &len);

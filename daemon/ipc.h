@@ -95,6 +95,7 @@ _Static_assert(sizeof(struct ipc_audit_sealed) == 4 + 28 + P256_SIG_LEN, "no pad
 struct ipc_key_public {
 	uint32_t generation;	/* the key set it belongs to: 1 at start, one more per reload */
 	uint32_t index;		/* its place in the key table, config order */
+	int64_t cert_not_after;	/* its certificate's notAfter, Unix seconds; 0: none */
 	uint32_t max_signatures_per_second;	/* per uid, 0: no limit (config.h) */
 	uint8_t nonce;		/* enum p256_nonce */
 	uint8_t verify_after_sign;

@@ -98,6 +98,7 @@ static int send_keys(struct keyholder *k)
 	for (size_t i = 0; i < k->kt.n; i++) {
 		const struct key_public *kp = &k->kt.pub[i];
 		struct ipc_key_public m = { .generation = k->generation, .index = (uint32_t)i,
+			.cert_not_after = kp->cert_not_after,
 			.max_signatures_per_second = kp->max_signatures_per_second,
 			.nonce = (uint8_t)kp->nonce, .verify_after_sign = (uint8_t)kp->verify_after_sign,
 			.purpose = (uint8_t)kp->purpose, .name_len = (uint8_t)strlen(kp->name),

@@ -93,6 +93,7 @@ static int load_one(const struct config *cfg, size_t i, struct keyset *ks, char 
 	struct keyfile_key kf = { 0 };
 	char path[PATH_MAX];
 	const char *what = ck->file;
+	int64_t not_after = 0;
 	int r = P256_ERR_INTERNAL;
 
 	if (resolve(cfg, ck->file, path, sizeof(path)) != 0) {
@@ -112,10 +113,11 @@ static int load_one(const struct config *cfg, size_t i, struct keyset *ks, char 
 			r = P256_ERR_KEY_FILE;
 			goto out;
 		}
-		if ((r = cert_check(path, kf.pub)) != 0)
+		if ((r = cert_check_until(path, kf.pub, &not_after)) != 0)
 			goto out;
 	}
-	r = keytab_set_public(kp, ck, kf.pub);
+	if ((r = keytab_set_public(kp, ck, kf.pub)) == 0)
+		kp->cert_not_after = not_after;
 out:
 	if (r != 0)
 		snprintf(err, errlen, "keys[%zu] (%s): %s: %s: %s%s%s", i, ck->name, what,

@@ -31,6 +31,7 @@ struct key_public {
 	enum policy_purpose purpose;
 	struct policy_acl allow;
 	uint32_t max_signatures_per_second;	/* per uid, 0: no limit (config.h) */
+	int64_t cert_not_after;		/* its certificate's notAfter, Unix seconds; 0: none */
 };
 
 struct keytab {

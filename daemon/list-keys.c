@@ -38,6 +38,12 @@ json_t *list_keys_entry_json(const struct list_keys_entry *e)
 	    "purpose", policy_purpose_name(e->purpose),
 	    "signatures", (json_int_t)e->signatures,
 	    "precomputed_signatures", (json_int_t)e->precomputed_signatures);
+	if (k != NULL && e->certificate_not_after != 0 &&
+	    json_object_set_new(k, "certificate_not_after",
+		json_integer((json_int_t)e->certificate_not_after)) != 0) {
+		json_decref(k);
+		return NULL;
+	}
 	if (k != NULL && e->allow != NULL &&
 	    json_object_set_new(k, "allow", allow_json(e->allow)) != 0) {
 		json_decref(k);

@@ -334,6 +334,7 @@ static int on_key_public(void *ctx, struct ipc_msg *msg)
 		.allow = m.allow, .max_signatures_per_second = m.max_signatures_per_second };
 	if (keytab_set_public(&d->next.pub[d->next.n], &ck, m.point) != 0)
 		return IPC_ERR_CONTENT;
+	d->next.pub[d->next.n].cert_not_after = m.cert_not_after;
 	d->next.n++;
 	return 0;
 }

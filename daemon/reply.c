@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "latency.h"
 #include "log.h"
 #include "server.h"
 
@@ -37,6 +38,7 @@ struct replies {
 	uint64_t signatures;		/* signatures released */
 	uint64_t precomputed_signatures; /* of those, signed with a nonce from a key's pool */
 	uint64_t errors[PROTO_E_MAX + 1];
+	struct latency latency;		/* per op, of every answer recorded */
 };
 
 struct replies *replies_new(struct audit *audit, const struct keytab *kt, struct key_usage *usage)
@@ -65,24 +67,27 @@ void replies_drop_held(struct replies *g)
 		g->nheld = 0;
 }
 
-/* The reply's audit record: its ticket, or 0 when it could not be made. */
+/* The reply's audit record: its ticket, or 0 when it could not be made. Its time is also
+ * STATUS's latency. */
 static uint64_t record(struct replies *g, const struct reply_to *to,
 	const struct proto_response *resp)
 {
 	const char *op = proto_type_name(to->type);
 	const struct peer_identity *who = server_conn_identity(to->conn);
 	int error = resp->h.type == PROTO_ERROR;
+	uint64_t us = clock_now_us() - to->start_us;
 	struct audit_request r = {
 		.peer = server_conn_peer(to->conn), .conn = server_conn_number(to->conn),
 		.id = to->id, .op = strcmp(op, "unknown") == 0 ? "frame" : op,
 		.key = to->key_id != NULL ? to->key : NULL, .key_id = to->key_id,
 		.subject = to->subject, .error = error ? resp->error : 0,
 		.sig = !error && resp->sig_len > 0 ? resp->sig : NULL, .sig_len = resp->sig_len,
-		.us = clock_now_us() - to->start_us,
+		.us = us,
 		.comm = who->comm[0] != '\0' ? who->comm : NULL,
 		.unit = who->unit[0] != '\0' ? who->unit : NULL,
 	};
 
+	latency_observe(&g->latency, to->type, us, error);
 	return audit_request(g->audit, &r);
 }
 
@@ -256,7 +261,8 @@ int replies_status_add(const struct replies *g, json_t *status)
 	if (json_object_set_new(status, "requests", json_integer((json_int_t)g->requests)) != 0 ||
 	    json_object_set_new(status, "signatures", json_integer((json_int_t)g->signatures)) != 0 ||
 	    json_object_set_new(status, "precomputed_signatures",
-		json_integer((json_int_t)g->precomputed_signatures)) != 0)
+		json_integer((json_int_t)g->precomputed_signatures)) != 0 ||
+	    json_object_set_new(status, "latency", latency_json(&g->latency)) != 0)
 		return -1;
 	return 0;
 }

@@ -68,8 +68,8 @@ void replies_audit_written(void *arg, uint64_t ok_through, uint64_t tried_throug
 /* Replies answered so far, errors included (STATUS "requests", the STATUS= line). */
 uint64_t replies_requests(const struct replies *g);
 
-/* Adds the gate's part of STATUS to status: requests, signatures, precomputed_signatures and
- * errors by tag. 0 or -1 (out of memory). */
+/* Adds the gate's part of STATUS to status: requests, signatures, precomputed_signatures,
+ * errors by tag and latency per op (latency.h). 0 or -1 (out of memory). */
 int replies_status_add(const struct replies *g, json_t *status);
 
 #endif

@@ -271,6 +271,7 @@ static json_t *list_keys_json(const struct requests *rq, const struct conn *c)
 			.verify_after_sign = kp->verify_after_sign, .purpose = kp->purpose,
 			.signatures = use->signatures,
 			.precomputed_signatures = use->precomputed_signatures,
+			.certificate_not_after = kp->cert_not_after,
 			.allow = root ? &kp->allow : NULL };
 
 		if (allowed(rq, c, kp, POLICY_SEE) != 0)

@@ -85,7 +85,24 @@ out:
 	return r;
 }
 
-int cert_load(const char *path, uint8_t pub[P256_POINT_LEN])
+/* The certificate's notAfter as seconds since 1970, by OpenSSL's difference from the epoch. */
+static int not_after_of(const X509 *x509, int64_t *t)
+{
+	ASN1_TIME *epoch = ASN1_TIME_set(NULL, 0);
+	int day, sec, r = P256_ERR_CERT_INVALID;
+
+	if (epoch == NULL)
+		return P256_ERR_INTERNAL;
+	if (ASN1_TIME_diff(&day, &sec, epoch, X509_get0_notAfter(x509)) == 1) {
+		*t = (int64_t)day * 86400 + sec;
+		r = 0;
+	}
+	ASN1_TIME_free(epoch);
+	return r;
+}
+
+/* cert_load, and the notAfter when not_after is not NULL. */
+static int load(const char *path, uint8_t pub[P256_POINT_LEN], int64_t *not_after)
 {
 	uint8_t *buf = NULL;
 	size_t len = 0;
@@ -95,7 +112,8 @@ int cert_load(const char *path, uint8_t pub[P256_POINT_LEN])
 	memset(pub, 0, P256_POINT_LEN);
 	if ((r = keyfile_read(path, CERT_MAX, &buf, &len)) != 0 ||
 	    (r = parse_x509(buf, len, &x509)) != 0 ||
-	    (r = p256_point_of(X509_get0_pubkey(x509), pub)) != 0)
+	    (r = p256_point_of(X509_get0_pubkey(x509), pub)) != 0 ||
+	    (not_after != NULL && (r = not_after_of(x509, not_after)) != 0))
 		goto out;
 out:
 	if (r != 0)
@@ -105,12 +123,27 @@ out:
 	return r;
 }
 
-int cert_check(const char *path, const uint8_t key_pub[P256_POINT_LEN])
+int cert_load(const char *path, uint8_t pub[P256_POINT_LEN])
+{
+	return load(path, pub, NULL);
+}
+
+int cert_check_until(const char *path, const uint8_t key_pub[P256_POINT_LEN], int64_t *not_after)
 {
 	uint8_t pub[P256_POINT_LEN];
-	int r = P256_ERR_INTERNAL;
+	int r;
 
-	if ((r = cert_load(path, pub)) != 0)
-		return r;
-	return memcmp(pub, key_pub, P256_POINT_LEN) == 0 ? 0 : P256_ERR_CERT_MISMATCH;
+	*not_after = 0;
+	if ((r = load(path, pub, not_after)) == 0 && memcmp(pub, key_pub, P256_POINT_LEN) != 0)
+		r = P256_ERR_CERT_MISMATCH;
+	if (r != 0)
+		*not_after = 0;
+	return r;
+}
+
+int cert_check(const char *path, const uint8_t key_pub[P256_POINT_LEN])
+{
+	int64_t not_after;
+
+	return cert_check_until(path, key_pub, &not_after);
 }

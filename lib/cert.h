@@ -25,4 +25,8 @@ int cert_load(const char *path, uint8_t pub[P256_POINT_LEN]);
  */
 int cert_check(const char *path, const uint8_t key_pub[P256_POINT_LEN]);
 
+/* cert_check, and *not_after gets the certificate's notAfter as a Unix time (seconds; 0 after an
+ * error), read from the same bytes. */
+int cert_check_until(const char *path, const uint8_t key_pub[P256_POINT_LEN], int64_t *not_after);
+
 #endif

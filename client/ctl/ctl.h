@@ -41,6 +41,10 @@ int ctl_status(const struct ctl_options *o, int argc, char **argv);
 /* keys: every key the daemon serves, as a table or JSON (ctl-status.c). */
 int ctl_keys(const struct ctl_options *o, int argc, char **argv);
 
+/* metrics [--output FILE]: STATUS and LIST_KEYS in the Prometheus text format, on stdout or
+ * written atomically to FILE (ctl-metrics.c). */
+int ctl_metrics(const struct ctl_options *o, int argc, char **argv);
+
 /* ping: checks that the daemon answers (ctl-status.c). */
 int ctl_ping(const struct ctl_options *o, int argc, char **argv);
 

@@ -53,6 +53,12 @@ static const struct ctl_command commands[] = {
 	  "  HEX   hash || r || s || x || y (160 bytes) in hex; prints the 32-byte output in hex,\n"
 	  "        or an empty line for the precompile's empty output\n", ctl_eip7951 },
 	{ "ping", "", "check that the daemon answers", "", ctl_ping },
+	{ "metrics", "[--output FILE]",
+	  "print the daemon's metrics in the Prometheus text format (STATUS and LIST_KEYS)",
+	  "  --output FILE  write them to FILE atomically (a temporary file renamed over it),\n"
+	  "                 e.g. into node_exporter's textfile collector directory\n"
+	  "exit status: 0, or 1 when the daemon did not answer (p256sign_up 0 is still written)\n",
+	  ctl_metrics },
 	{ "check-key", "FILE [--cert CERT] [--json]",
 	  "check a private key file (and its certificate) before deploying it",
 	  "  --cert CERT   also check that the certificate is for this key\n", ctl_check_key },

@@ -26,8 +26,8 @@ expect() {
 	done
 }
 
-expect "p256signctl " status keys pubkey export-key-ref sign verify eip7951 ping check-key \
-	audit-verify
+expect "p256signctl " status keys pubkey export-key-ref sign verify eip7951 ping metrics \
+	check-key audit-verify
 expect "p256signctl exp" export-key-ref
 expect "p256signctl export-key-ref --" --socket --timeout
 expect "p256signctl si" sign
@@ -38,5 +38,6 @@ expect "p256signctl sign k --" --digest --file --format --out --json
 expect "p256signctl verify --" --pubkey --pubkey-hex --signature --signature-hex --digest --file
 expect "p256signctl check-key --" --cert
 expect "p256signctl audit-verify --" --pubkey --anchor --expect-stopped --json
-expect "p256signctl help ve" verify
+expect "p256signctl metrics --" --output --socket --timeout
+expect "p256signctl help me" metrics
 exit $failed

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: ISC
-"""p256signctl against a hostile daemon: the LIST_KEYS and STATUS tables never pass the daemon's
-control characters (terminal escape sequences) to the operator's terminal; its counters are
-shown each in its place (signatures, then those with a precomputed nonce).
+"""p256signctl against a hostile daemon: the LIST_KEYS and STATUS tables, and the metrics, never
+pass the daemon's control characters (terminal escape sequences) to the operator's terminal; its
+counters are shown each in its place (signatures, then those with a precomputed nonce).
 
 Usage: test_ctl_hostile.py P256SIGNCTL"""
 import json
@@ -29,21 +29,22 @@ ANSWERS = {
 COUNTERS = {
     "keys": re.compile(r" 7 +5 root\n"),
     "status": re.compile(r"\nsignatures +7\nprecomputed +5\n"),
+    "metrics": re.compile(r'\np256sign_signatures_total 7\n(.|\n)*'
+                          r'\np256sign_key_signatures_total\{key="k\?\]2;pwned\?\?\[2J"\} 7\n'),
 }
 
 
 def serve(listener):
-    """Answers one request per connection, as a daemon speaking protocol version 1 would."""
+    """Answers the requests of each connection, as a daemon speaking protocol version 1 would."""
     while True:
         conn, _ = listener.accept()
         with conn:
-            head = conn.recv(12, socket.MSG_WAITALL)
-            if len(head) < 12:
-                continue
-            length, version, mtype, flags, rid = struct.unpack(">IBBHI", head)
-            conn.recv(length - 8, socket.MSG_WAITALL) if length > 8 else None
-            body = json.dumps(ANSWERS[mtype]).encode()
-            conn.sendall(struct.pack(">IBBHI", 8 + len(body), 1, mtype | 0x80, 0, rid) + body)
+            while len(head := conn.recv(12, socket.MSG_WAITALL)) == 12:
+                length, version, mtype, flags, rid = struct.unpack(">IBBHI", head)
+                conn.recv(length - 8, socket.MSG_WAITALL) if length > 8 else None
+                body = json.dumps(ANSWERS[mtype]).encode()
+                conn.sendall(struct.pack(">IBBHI", 8 + len(body), 1, mtype | 0x80, 0, rid) +
+                             body)
 
 
 tmp = tempfile.mkdtemp(prefix="p256signctl-hostile-")
@@ -54,7 +55,7 @@ listener.listen(4)
 threading.Thread(target=serve, args=(listener,), daemon=True).start()
 
 failures = 0
-for cmd in ("keys", "status"):
+for cmd in ("keys", "status", "metrics"):
     p = subprocess.run([ctl, "--socket", path, cmd], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=30)
     out = p.stdout.decode("latin-1")

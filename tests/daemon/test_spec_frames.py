@@ -3,7 +3,8 @@
 """docs/protocol.md against the real daemon. The frame examples of section 10: each request frame
 is sent as written and the daemon's answer must be the documented response frame byte for byte
 (STATUS and LIST_KEYS, whose JSON changes at run time, are checked member by member, and the
-STATUS members of section 6's table, of the example and of the daemon are the same set); the
+STATUS members of section 6's table, of the example and of the daemon are the same set, and
+STATUS latency counts the examples' answers by op); the
 SIGN_TLS examples' signatures verify over the content the document says is signed. Then the
 edges of the error model as the document states them: which fault decides a frame with several
 (section 7, a byte too many included), name lengths, compressed points, out-of-range and short
@@ -83,6 +84,25 @@ def ping_works(c, id_):
     check(c.call(frame(PING, id_)).ok(PING).id == id_, "the connection stays open")
 
 
+def latency(lat, example):
+    """STATUS latency as section 6 says: the example's ops and members, ascending bounds, one
+    bucket more than bounds, and the answers of the examples counted by op, errors apart."""
+    bounds = lat["bounds_us"]
+    check(bounds == example["bounds_us"] and bounds == sorted(set(bounds)),
+          "latency bounds: %s" % bounds)
+    check(list(lat["ops"]) == list(example["ops"]), "latency ops: %s" % list(lat["ops"]))
+    counts = {op: (sum(o["buckets"]), o["errors"]) for op, o in lat["ops"].items()}
+    for op, o in lat["ops"].items():
+        check(set(o) == {"buckets", "sum_us", "errors"} and len(o["buckets"]) == len(bounds) + 1,
+              "latency of %s: %s" % (op, o))
+        check(o["sum_us"] >= 0 and (counts[op][0] > 0 or o["sum_us"] == 0),
+              "latency sum of %s: %s" % (op, o))
+    # ping, sign x2, sign-message, pubkey, verify; then a SIGN answered unknown-key, LIST_KEYS.
+    check(counts == {"frame": (0, 0), "ping": (1, 0), "sign": (3, 1), "sign-message": (1, 0),
+                     "pubkey": (1, 0), "verify": (1, 0), "list-keys": (1, 0), "status": (0, 0),
+                     "sign-tls": (0, 0)}, "latency counts by op: %s" % counts)
+
+
 def examples(d, text, f):
     c = d.client()
     for req, resp in PAIRS:
@@ -117,6 +137,7 @@ def examples(d, text, f):
         check(type(st[member]) is type(value), "STATUS member %s as documented: %s" % (member, st))
     check(st["signatures"] == 3 and st["errors"]["unknown-key"] == 1, "STATUS counters %s" % st)
     check(st["max_frame_bytes"] == 65536 and st["stopping"] is False, "STATUS limits %s" % st)
+    latency(st["latency"], example["latency"])
     # The compressed VERIFY example is valid; the SIGN_TLS examples sign what section 4.1 says.
     c.send(f["verify-request-compressed"])
     r = c.recv().ok(VERIFY)

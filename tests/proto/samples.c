@@ -21,11 +21,21 @@ static const char rfc_der[] = "3046"
 	"022100f7cb1c942d657c41d436c7a1b6e29f65f3e900dbb9aff4064dc4ab2f843acda8";
 static const char message[] = "sample";
 static const char status_json[] = "{\"version\":\"0.1.0\",\"uptime_s\":42,\"workers\":2,"
-	"\"workers_alive\":2,\"workers_replaced\":0,\"workers_hung\":0,\"requests_resent\":0,"
-	"\"key_set\":1,"
+	"\"workers_alive\":2,\"workers_replaced\":0,\"workers_hung\":0,\"requests_resent\":0,\"key_set\":1,"
 	"\"connections\":1,\"connections_total\":1,\"requests\":9,\"signatures\":3,"
-	"\"precomputed_signatures\":0,\"inflight\":0,\"at_workers\":0,\"stopping\":false,\"max_frame_bytes\":65536,"
-	"\"errors\":{\"unknown-key\":1},\"log_lines_dropped\":0,\"audit\":\"not configured\"}";
+	"\"precomputed_signatures\":0,\"inflight\":0,\"at_workers\":0,\"stopping\":false,"
+	"\"max_frame_bytes\":65536,\"errors\":{\"unknown-key\":1},\"latency\":{\"bounds_us\":[25,"
+	"50,100,250,500,1000,2500,5000,10000,25000,50000,100000,250000,1000000],"
+	"\"ops\":{\"frame\":{\"buckets\":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0],\"sum_us\":0,"
+	"\"errors\":0},\"ping\":{\"buckets\":[1,0,0,0,0,0,0,0,0,0,0,0,0,0,0],\"sum_us\":11,"
+	"\"errors\":0},\"sign\":{\"buckets\":[1,0,0,2,0,0,0,0,0,0,0,0,0,0,0],\"sum_us\":362,"
+	"\"errors\":1},\"sign-message\":{\"buckets\":[0,0,0,1,0,0,0,0,0,0,0,0,0,0,0],"
+	"\"sum_us\":190,\"errors\":0},\"pubkey\":{\"buckets\":[1,0,0,0,0,0,0,0,0,0,0,0,0,0,0],"
+	"\"sum_us\":9,\"errors\":0},\"verify\":{\"buckets\":[0,0,1,0,0,0,0,0,0,0,0,0,0,0,0],"
+	"\"sum_us\":85,\"errors\":0},\"list-keys\":{\"buckets\":[0,1,0,0,0,0,0,0,0,0,0,0,0,0,0],"
+	"\"sum_us\":30,\"errors\":0},\"status\":{\"buckets\":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0],"
+	"\"sum_us\":0,\"errors\":0},\"sign-tls\":{\"buckets\":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0],"
+	"\"sum_us\":0,\"errors\":0}}},\"log_lines_dropped\":0,\"audit\":\"not configured\"}";
 static const char list_json[] = "{\"keys\":[{\"name\":\"release\",\"key_id\":\"5a7a\","
 	"\"public_key\":\"04\",\"nonce\":\"deterministic\",\"verify_after_sign\":true,"
 	"\"signatures\":3,\"precomputed_signatures\":0}]}";

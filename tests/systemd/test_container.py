@@ -358,6 +358,43 @@ def logrotate(c):
     verify_audit(c, [AUDIT + ".1", AUDIT])
 
 
+def metrics(c):
+    """The metrics timer of p256signctl, installed and not enabled; enabled, it writes
+    p256sign.prom into node_exporter's textfile directory, atomically, and Debian's
+    prometheus-node-exporter serves the p256sign_ series with the textfile read without error."""
+    prom = "/var/lib/prometheus/node-exporter/p256sign.prom"
+    check(c.run(["systemctl", "is-enabled", "p256sign-metrics.timer"],
+                check=False).stdout.strip() == "disabled", "the metrics timer is enabled by the install")
+    wait_until("node_exporter is not running",
+               lambda: c.show("prometheus-node-exporter.service", "ActiveState") == "active")
+    c.run(["systemctl", "enable", "--now", "p256sign-metrics.timer"])
+    c.run(["systemctl", "start", "p256sign-metrics.service"])
+    check(c.show("p256sign-metrics.service", "Result") == "success", "the metrics service failed:\n" +
+          unit_messages(c, "p256sign-metrics.service")[-1500:])
+    check(c.run(["stat", "-c", "%a %U", prom]).stdout.split() == ["644", "root"], prom)
+    check(c.run(["sh", "-c", "ls /var/lib/prometheus/node-exporter"]).stdout.split() ==
+          ["p256sign.prom"], "a temporary file is left beside p256sign.prom")
+    # The timer runs the service again by itself (every 15 s): the file is replaced.
+    first = c.run(["stat", "-c", "%i %Y", prom]).stdout
+    wait_until("the timer did not write the metrics again",
+               lambda: c.run(["stat", "-c", "%i %Y", prom]).stdout != first, 40)
+    page = c.run(["curl", "-sS", "http://127.0.0.1:9100/metrics"]).stdout
+    for want in (r"p256sign_up 1", r'p256sign_key_signatures_total\{key="web"\} \d+',
+                 r'p256sign_request_duration_seconds_bucket\{op="ping",le="\+Inf"\} [1-9]',
+                 r'p256sign_request_duration_seconds_count\{op="ping"\} [1-9]',
+                 r"p256sign_audit_ok 1", r'p256sign_build_info\{ctl_version="[^"]+",version='):
+        check(re.search("^" + want, page, re.M), "node_exporter does not serve %s:\n%s" %
+              (want, "\n".join(ln for ln in page.splitlines() if "p256sign_" in ln)[-3000:]))
+    # node_exporter read the file without error (an unparsable one is an error, not skipped).
+    check(re.search(r"^node_textfile_scrape_error 0$", page, re.M), "the textfile collector failed")
+    print("metrics: %d p256sign_ series served by node_exporter" %
+          len([ln for ln in page.splitlines() if ln.startswith("p256sign_")]))
+    score = c.run(["systemd-analyze", "security", "p256sign-metrics.service"]).stdout
+    print("metrics: " + score.strip().splitlines()[-1])
+    # Left off, so that it does not start the daemon again while it is removed.
+    c.run(["systemctl", "disable", "--now", "p256sign-metrics.timer"])
+
+
 def remove_and_purge(c):
     kept = ["/etc/credstore.encrypted/web.key", "/etc/p256sign/keys/audit.key",
             "/etc/p256sign/p256signd.json", AUDIT, AUDIT + ".1"]
@@ -395,7 +432,7 @@ def main():
                          ("activation", activation), ("reload", reload_under_load),
                          ("security", security), ("journald", journald),
                          ("watchdog", watchdog), ("encrypted credential", encrypted_credential),
-                         ("nginx", nginx), ("logrotate", logrotate),
+                         ("nginx", nginx), ("logrotate", logrotate), ("metrics", metrics),
                          ("remove and purge", remove_and_purge)):
             timed(name, fn, c, *([debs] if fn is install else []))
     except SystemExit:
