@@ -119,6 +119,11 @@ struct audit_chain {
 	uint8_t anchor[AUDIT_HASH_LEN];
 	uint64_t anchor_seq;
 
+	/* the journal's copy (audit_chain_allow_superseded): records it has that a later record of
+	 * the same seq replaced */
+	int allow_superseded;
+	uint64_t superseded;
+
 	/* for the summary */
 	uint64_t first_seq;
 	int continues;				/* the first record's prev is not a chain start */
@@ -134,6 +139,16 @@ void audit_chain_init(struct audit_chain *c, const uint8_t key[AUDIT_POINT_LEN])
 
 /* Sets the hash that the chain must reach (audit_chain_init first). */
 void audit_chain_set_anchor(struct audit_chain *c, const uint8_t anchor[AUDIT_HASH_LEN]);
+
+/*
+ * For the journal's copy: the daemon sends records to journald before it writes them to its file,
+ * so the journal may hold records the file never got (the daemon killed between the two, or a
+ * write that failed and was made again), and then a record of the same seq that continues from
+ * the line before them. Such a record is taken, and the ones it replaces counted as superseded,
+ * when it continues from a line still given and no checkpoint seals the ones it replaces (a
+ * checkpoint seals only records the file has). Counters count every record given.
+ */
+void audit_chain_allow_superseded(struct audit_chain *c);
 
 /* Frees the window; the counters stay readable. */
 void audit_chain_free(struct audit_chain *c);

@@ -9,7 +9,8 @@ whose process names need escapes (a newline, a quote, a control byte that journa
 array of bytes) verify too. Then the journalctl -o json output is tampered with: a field
 changed, a number spelled otherwise, a field added, an entry dropped, two swapped, a seal's
 signature changed, an entry given another host: each fails at the entry it breaks, with the
-check that failed. Two hosts' entries interleaved need --host, and each host then verifies.
+check that failed. Records that only the journal got (an entry twice; a fork of two records
+that the next one replaces) are counted as superseded, but never one a checkpoint sealed. Two hosts' entries interleaved need --host, and each host then verifies.
 
 Usage: test_audit_journal.py P256SIGND P256SIGNCTL"""
 import json
@@ -83,6 +84,20 @@ def tampered(entries, tmp, pub, ident):
     nxt = idx[idx.index(req) + 1]
     swapped[req], swapped[nxt] = swapped[nxt], swapped[req]
     expect(swapped, 1, "seq %d after %d" % (seq + 1, seq - 1), tmp=tmp)
+    # Records the journal got and the file did not: the same record again (a write made
+    # again), or another record of its seq (the daemon killed between journald and the file,
+    # then its next start continuing the file): taken, counted; never in place of one a
+    # checkpoint sealed.
+    again = entries[:req + 1] + [dict(entries[req])] + entries[req + 1:]
+    expect(again, 0, "1 of the records superseded", tmp=tmp)
+    lost = [dict(entries[idx[idx.index(req) + k]]) for k in (0, 1)]
+    lost[1]["P256SIGN_US"] = str(int(lost[1]["P256SIGN_US"]) + 1)    # its line differs
+    forked = entries[:req] + lost + entries[req:]
+    expect(forked, 0, "2 of the records superseded", "--pubkey", pub, tmp=tmp)
+    covered = int(entries[cp]["P256SIGN_COVERS_SEQ"])
+    sealed = first_of(entries, P256SIGN_SEQ=str(covered))
+    expect(entries[:cp + 1] + [entries[sealed]] + entries[cp + 1:], 1,
+           "seq %d after %d" % (covered, int(entries[cp]["P256SIGN_SEQ"])), tmp=tmp)
     # An entry of another host: without --host, two hosts; with it, the entry is left out.
     other = edit(req, _MACHINE_ID="0" * 32, _HOSTNAME="other")
     expect(other, 2, "entries of more than one host", tmp=tmp)
@@ -152,6 +167,7 @@ def main():
             code, out = verify(None, "--pubkey", pub, "--json", stdin=f.read())
         from_journal = json.loads(out)
         check(code == 0 and from_journal["last_hash"] == from_file["last_hash"] and
+              from_journal["superseded"] == 0 and
               from_journal["records"] == from_file["records"] == len(lines) and
               from_journal["machine_id"] == ident,
               "the journal's chain is the file's: %s, %s" % (from_journal, from_file))
