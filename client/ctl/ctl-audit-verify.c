@@ -180,14 +180,16 @@ static int verify_journal(struct audit_chain *c, struct journal_host *h, const c
 			r = 0;
 			continue;
 		}
-		if ((pick = journal_pick(h, &host)) <= 0) {
+		/* a line that names no host (not an entry) is broken whichever host is verified */
+		if ((r != AUDIT_BROKEN || host.machine_id[0] != '\0') &&
+		    (pick = journal_pick(h, &host)) <= 0) {
 			r = pick < 0 ? CTL_EXIT_USAGE : 0;
 			continue;
 		}
 		if (r == 0)
 			r = audit_chain_add(c, line, len, 0, b->why, &b->seq);
 	}
-	if (r == 0 && ferror(f)) {
+	if (r == 0 && !feof(f)) {	/* getline failed: a read error, or out of memory */
 		ctl_error(CMD, "%s: %s", b->file, strerror(errno));
 		r = CTL_EXIT_USAGE;
 	}

@@ -103,8 +103,9 @@ def tampered(entries, tmp, pub, ident):
     expect(other, 2, "entries of more than one host", tmp=tmp)
     expect(other, 1, "seq %d after %d" % (seq + 1, seq - 1), "--host", ident, tmp=tmp)
     # Not journalctl -o json, and a journal with no audit entry.
-    expect(entries[:idx[0]] + ["not an entry"], 1, "not a journal entry of journalctl -o json",
-           tmp=tmp)
+    for host in ([], ["--host", ident]):
+        expect(entries[:idx[0]] + ["not an entry"] + entries[idx[0]:], 1,
+               "not a journal entry of journalctl -o json", *host, tmp=tmp)
     expect(entries[:idx[0]], 1, "no audit entry (one with P256SIGN_TYPE)", tmp=tmp)
 
 
