@@ -186,6 +186,9 @@ static int check_checkpoint(struct audit_chain *c, const struct audit_record *r,
 			"give the earlier file too", covers, (unsigned long long)c->first_seq);
 	if (memcmp(r->covers_hash, c->window[r->covers_seq - c->window_seq], AUDIT_HASH_LEN) != 0)
 		return broken(why, "covers_hash is not the SHA-256 of the line with seq %llu", covers);
+	if (!c->have_key)	/* the journal's copy, its oldest entries gone: no open record */
+		return broken(why, "no audit key to check the seal: no open record before it, and "
+			"no --pubkey");
 	if (memcmp(r->key_id, c->key_id, AUDIT_HASH_LEN) != 0)
 		return broken(why, "key_id is not the audit key's");
 	if (audit_seal_digest(r->covers_hash, r->covers_seq, r->time, r->reason, digest) != 0)

@@ -98,6 +98,11 @@ def tampered(entries, tmp, pub, ident):
     sealed = first_of(entries, P256SIGN_SEQ=str(covered))
     expect(entries[:cp + 1] + [entries[sealed]] + entries[cp + 1:], 1,
            "seq %d after %d" % (covered, int(entries[cp]["P256SIGN_SEQ"])), tmp=tmp)
+    # The oldest entries vacuumed, the open record among them: the key from --pubkey.
+    vacuumed = [e for i, e in enumerate(entries) if i != idx[0]]
+    expect(vacuumed, 1, "no audit key to check the seal: no open record before it", tmp=tmp)
+    expect(vacuumed, 0, "the chain continues an earlier file not given: starts at seq 2",
+           "--pubkey", pub, tmp=tmp)
     # An entry of another host: without --host, two hosts; with it, the entry is left out.
     other = edit(req, _MACHINE_ID="0" * 32, _HOSTNAME="other")
     expect(other, 2, "entries of more than one host", tmp=tmp)
