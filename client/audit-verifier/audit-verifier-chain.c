@@ -30,6 +30,32 @@ void audit_chain_set_anchor(struct audit_chain *c, const uint8_t anchor[AUDIT_HA
 	c->have_anchor = 1;
 }
 
+void audit_chain_allow_superseded(struct audit_chain *c)
+{
+	c->allow_superseded = 1;
+}
+
+/* r replaces the records from its seq on (audit_chain_allow_superseded): 1 when it may, and the
+ * chain is then back at the line before it, r's prev. */
+static int supersede(struct audit_chain *c, const struct audit_record *r)
+{
+	uint64_t back;
+
+	if (!c->allow_superseded || c->seq == 0 || r->seq > c->seq || r->seq <= c->sealed_seq ||
+	    r->seq <= c->window_seq)
+		return 0;
+	back = r->seq - 1;	/* in the window, and not sealed */
+	if (memcmp(r->prev, c->window[back - c->window_seq], AUDIT_HASH_LEN) != 0)
+		return 0;
+	c->superseded += c->seq - back;
+	c->seq = back;
+	memcpy(c->hash, r->prev, AUDIT_HASH_LEN);
+	c->window_len = (size_t)(back - c->window_seq + 1);
+	if (c->anchor_seq > back)
+		c->anchor_seq = 0;	/* the anchor was a line replaced */
+	return 1;
+}
+
 void audit_chain_free(struct audit_chain *c)
 {
 	free(c->window);
@@ -160,6 +186,9 @@ static int check_checkpoint(struct audit_chain *c, const struct audit_record *r,
 			"give the earlier file too", covers, (unsigned long long)c->first_seq);
 	if (memcmp(r->covers_hash, c->window[r->covers_seq - c->window_seq], AUDIT_HASH_LEN) != 0)
 		return broken(why, "covers_hash is not the SHA-256 of the line with seq %llu", covers);
+	if (!c->have_key)	/* the journal's copy, its oldest entries gone: no open record */
+		return broken(why, "no audit key to check the seal: no open record before it, and "
+			"no --pubkey");
 	if (memcmp(r->key_id, c->key_id, AUDIT_HASH_LEN) != 0)
 		return broken(why, "key_id is not the audit key's");
 	if (audit_seal_digest(r->covers_hash, r->covers_seq, r->time, r->reason, digest) != 0)
@@ -184,7 +213,8 @@ static int check_record(struct audit_chain *c, const struct audit_record *r, int
 
 	if (first_in_file && r->type != AUDIT_OPEN)
 		return broken(why, "the first record of a file is not an open record");
-	ret = c->seq == 0 ? check_first(c, r, why) : check_next(c, r, first_in_file, why);
+	ret = c->seq == 0 ? check_first(c, r, why) :
+		supersede(c, r) ? 0 : check_next(c, r, first_in_file, why);
 	if (ret != 0)
 		return ret;
 	if (r->type == AUDIT_OPEN)

@@ -518,3 +518,115 @@ out:
 	json_decref(obj);
 	return ret;
 }
+
+/* ---- A record from its journal entry (audit_record_from_fields) ---- */
+
+#define FIELD_PREFIX "P256SIGN_"
+#define FIELD_NAME_MAX 64	/* journald's limit on a field name */
+#define DIGITS_MAX 19		/* INT64_MAX has 19 */
+
+/* "P256SIGN_", then PARENT and "_" when inside an object, then NAME, in upper case. */
+static void field_name(char out[FIELD_NAME_MAX], const char *parent, const char *name)
+{
+	size_t i;
+
+	snprintf(out, FIELD_NAME_MAX, "%s%s%s%s", FIELD_PREFIX, parent ? parent : "",
+		parent ? "_" : "", name);
+	for (i = 0; out[i] != '\0'; i++)
+		if (out[i] >= 'a' && out[i] <= 'z')
+			out[i] = (char)(out[i] - 'a' + 'A');
+}
+
+/* An integer as the daemon writes it (no sign but '-', no leading zero, no -0), else NULL:
+ * another spelling of the same number would rebuild the same line from a field that differs. */
+static json_t *integer_from_digits(const uint8_t *s, size_t len)
+{
+	size_t i = len > 0 && s[0] == '-';
+	uint64_t v = 0;
+
+	if (len - i == 0 || len - i > DIGITS_MAX || (s[i] == '0' && len - i > 1) ||
+	    (i == 1 && s[1] == '0'))
+		return NULL;
+	for (size_t k = i; k < len; k++) {
+		if (s[k] < '0' || s[k] > '9')
+			return NULL;
+		v = v * 10 + (uint64_t)(s[k] - '0');
+	}
+	if (v > (uint64_t)INT64_MAX)
+		return NULL;
+	return json_integer(i ? -(json_int_t)v : (json_int_t)v);
+}
+
+/* The members of table (inside object parent, or at the top) that the entry has, into obj, in
+ * the table's order; an object member only when one of its own is there. */
+static int members_from_fields(json_t *obj, const struct member *table, const char *parent,
+	audit_field_fn field, void *arg, char *why, size_t n)
+{
+	char name[FIELD_NAME_MAX];
+	const uint8_t *v;
+	json_t *value;
+	size_t len;
+
+	for (const struct member *m = table; m->name != NULL; m++) {
+		if (m->kind == M_OBJECT) {
+			if ((value = json_object()) == NULL)
+				return fail(why, n, parent, m->name, "out of memory");
+			if (members_from_fields(value, m->inner, m->name, field, arg, why, n) != 0 ||
+			    (json_object_size(value) > 0 && json_object_set(obj, m->name, value) != 0)) {
+				json_decref(value);
+				return -1;
+			}
+			json_decref(value);
+			continue;
+		}
+		field_name(name, parent, m->name);
+		if ((v = field(arg, name, &len)) == NULL)
+			continue;
+		value = m->kind == M_INT ? integer_from_digits(v, len) :
+			json_stringn((const char *)v, len);
+		if (value == NULL)
+			return fail(why, n, parent, m->name, m->kind == M_INT ?
+				"field %s is not an integer in decimal (the daemon's digits)" :
+				"field %s is not a string of UTF-8", name);
+		if (json_object_set_new(obj, m->name, value) != 0)
+			return fail(why, n, parent, m->name, "out of memory");
+	}
+	return 0;
+}
+
+int audit_record_from_fields(audit_field_fn field, void *arg, uint8_t *line, size_t cap,
+	size_t *len, char *why, size_t why_len)
+{
+	json_t *obj = json_object(), *type;
+	size_t t, need;
+	int ret = -1;
+
+	if (obj == NULL) {
+		snprintf(why, why_len, "out of memory");
+		return -1;
+	}
+	if (members_from_fields(obj, COMMON, NULL, field, arg, why, why_len) != 0)
+		goto out;
+	if ((type = json_object_get(obj, "type")) == NULL) {
+		fail(why, why_len, NULL, "type", "missing (no field P256SIGN_TYPE)");
+		goto out;
+	}
+	for (t = 0; TYPES[t] != NULL && strcmp(TYPES[t], json_string_value(type)) != 0; t++)
+		;
+	if (TYPES[t] == NULL) {
+		fail(why, why_len, NULL, "type", "not one of its values");
+		goto out;
+	}
+	if (members_from_fields(obj, BY_TYPE[t], NULL, field, arg, why, why_len) != 0)
+		goto out;
+	need = json_dumpb(obj, (char *)line, cap, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	if (need == 0 || need > cap) {
+		snprintf(why, why_len, "a line longer than %zu bytes: not a record", cap);
+		goto out;
+	}
+	*len = need;
+	ret = 0;
+out:
+	json_decref(obj);
+	return ret;
+}

@@ -5,7 +5,8 @@
 /*
  * The audit log verifier of p256signctl audit-verify, apart from its files and output so that the
  * fuzz harness can drive it: one record parsed from its line (audit-verifier-record.c), and the
- * chain of records checked one line at a time (audit-verifier-chain.c). The format is
+ * chain of records checked one line at a time (audit-verifier-chain.c); a record's line rebuilt
+ * from its journal entry (audit-verifier-journal.c). The format is
  * docs/audit.md.
  */
 #include <stddef.h>
@@ -50,6 +51,49 @@ struct audit_record {
 int audit_record_parse(const uint8_t *line, size_t len, struct audit_record *r, char *why,
 	size_t why_len);
 
+/*
+ * A record's journal entry (docs/audit.md, "Destinations"): each member is a field
+ * P256SIGN_<MEMBER> (P256SIGN_<OBJECT>_<INNER> inside an object), in upper case, whose value is
+ * the member's bytes unescaped, an integer its digits. field(arg, name, &len) gives the value of
+ * the entry's field of that name (len bytes), or NULL when it has none; each name is asked once.
+ */
+typedef const uint8_t *(*audit_field_fn)(void *arg, const char *name, size_t *len);
+
+/*
+ * Rebuilds the line of the record an entry's fields hold: the members of its type (by
+ * P256SIGN_TYPE) that the entry has, in their order, integers from their digits (only in the
+ * daemon's form: another spelling of the number is refused), the rest as strings, written as
+ * the daemon writes its lines (compact JSON). The line is exact by construction for any record
+ * the daemon wrote, and is then checked like a line of a file (audit_chain_add): a field with a
+ * value of the wrong form, a required one missing, shows there. Fields of members this type
+ * does not have are not asked for: the caller refuses those left over. 0 and *len; or -1 with
+ * why (a member named, never a value).
+ */
+int audit_record_from_fields(audit_field_fn field, void *arg, uint8_t *line, size_t cap,
+	size_t *len, char *why, size_t why_len);
+
+/* The host of a journal entry: journald's own fields, which a sender cannot set; "" when the
+ * entry has none, "?" when it is no name (not printable ASCII, or too long). */
+struct audit_journal_host {
+	char machine_id[33];	/* _MACHINE_ID: 32 hex digits */
+	char hostname[65];	/* _HOSTNAME: at most HOST_NAME_MAX */
+};
+
+#define AUDIT_JOURNAL_OTHER 1	/* an entry with no P256SIGN_TYPE field: not an audit record */
+
+/*
+ * One entry of `journalctl -o json` (one JSON object, its line's bytes without the '\n'): its
+ * host, and the line of its record rebuilt from its P256SIGN_* fields (audit_record_from_fields)
+ * into line (cap bytes, *line_len). A value that journalctl shows as an array of bytes (one not
+ * printable as UTF-8) is those bytes. 0; AUDIT_JOURNAL_OTHER for an entry without P256SIGN_TYPE
+ * (host set); or AUDIT_BROKEN with the reason in why: not a JSON object, a field of ours given
+ * more than once or as null (too large for journalctl without --all), a P256SIGN_ field that no
+ * member of the record names, or one audit_record_from_fields refuses (host set when the entry
+ * was an object).
+ */
+int audit_journal_entry_line(const uint8_t *json, size_t len, struct audit_journal_host *host,
+	uint8_t *line, size_t cap, size_t *line_len, char why[AUDIT_WHY_MAX]);
+
 /* The state of a verification: the last record, the audit key and the hashes a checkpoint may
  * still cover. */
 struct audit_chain {
@@ -75,6 +119,11 @@ struct audit_chain {
 	uint8_t anchor[AUDIT_HASH_LEN];
 	uint64_t anchor_seq;
 
+	/* the journal's copy (audit_chain_allow_superseded): records it has that a later record of
+	 * the same seq replaced */
+	int allow_superseded;
+	uint64_t superseded;
+
 	/* for the summary */
 	uint64_t first_seq;
 	int continues;				/* the first record's prev is not a chain start */
@@ -90,6 +139,16 @@ void audit_chain_init(struct audit_chain *c, const uint8_t key[AUDIT_POINT_LEN])
 
 /* Sets the hash that the chain must reach (audit_chain_init first). */
 void audit_chain_set_anchor(struct audit_chain *c, const uint8_t anchor[AUDIT_HASH_LEN]);
+
+/*
+ * For the journal's copy: the daemon sends records to journald before it writes them to its file,
+ * so the journal may hold records the file never got (the daemon killed between the two, or a
+ * write that failed and was made again), and then a record of the same seq that continues from
+ * the line before them. Such a record is taken, and the ones it replaces counted as superseded,
+ * when it continues from a line still given and no checkpoint seals the ones it replaces (a
+ * checkpoint seals only records the file has). Counters count every record given.
+ */
+void audit_chain_allow_superseded(struct audit_chain *c);
 
 /* Frees the window; the counters stay readable. */
 void audit_chain_free(struct audit_chain *c);

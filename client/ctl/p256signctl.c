@@ -62,9 +62,14 @@ static const struct ctl_command commands[] = {
 	{ "check-key", "FILE [--cert CERT] [--json]",
 	  "check a private key file (and its certificate) before deploying it",
 	  "  --cert CERT   also check that the certificate is for this key\n", ctl_check_key },
-	{ "audit-verify", "FILE... [--pubkey PEM] [--anchor HASH] [--expect-stopped]",
+	{ "audit-verify", "FILE... [--pubkey PEM] [--anchor HASH] [--expect-stopped] "
+	  "[--journal [--host HOST]]",
 	  "check audit files, oldest first: the chain, the checkpoints and their signatures",
 	  "  FILE...           the audit files in order, a rotated series oldest first\n"
+	  "  --journal         the FILEs (none or -: standard input) are journalctl -o json\n"
+	  "                    output: the records rebuilt from their P256SIGN_* fields\n"
+	  "  --host HOST       with --journal: only the entries of this host (_MACHINE_ID or\n"
+	  "                    _HOSTNAME), needed when several hosts' entries are given\n"
 	  "  --pubkey PEM      the audit key's public key (PEM or DER SubjectPublicKeyInfo, or a\n"
 	  "                    SEC 1 point, 65 or 33 bytes); without it, the key of the first\n"
 	  "                    open record\n"

@@ -37,7 +37,9 @@ expect "p256signctl sign k --format " der raw
 expect "p256signctl sign k --" --digest --file --format --out --json
 expect "p256signctl verify --" --pubkey --pubkey-hex --signature --signature-hex --digest --file
 expect "p256signctl check-key --" --cert
-expect "p256signctl audit-verify --" --pubkey --anchor --expect-stopped --json
+expect "p256signctl audit-verify --" --pubkey --anchor --expect-stopped --journal --host \
+	--json
 expect "p256signctl metrics --" --output --socket --timeout
 expect "p256signctl help me" metrics
+expect "p256signctl help ve" verify
 exit $failed

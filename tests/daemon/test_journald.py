@@ -11,59 +11,18 @@ closed meanwhile and comes back by itself, and the records after the restart rea
 journald."""
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 
-if os.environ.get("P256SIGN_TEST_NS") != "1":
-    os.environ["P256SIGN_TEST_NS"] = "1"
-    os.execvp("unshare", ["unshare", "--mount", "--propagation", "private", sys.executable] +
-              sys.argv)
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import journaldlib  # noqa: E402
 from daemonlib import *  # noqa: E402,F403
 
-JOURNAL = "/run/systemd/journal/socket"
-JOURNALD = next(p for p in ("/lib/systemd/systemd-journald", "/usr/lib/systemd/systemd-journald")
-                if os.path.exists(p))
+journaldlib.enter_namespace()
 COMM = "ev\nP256SIGN_X=1"       # 15 bytes: the longest a process name can be
-CONF = """[Journal]
-Storage=volatile
-ReadKMsg=no
-ForwardToSyslog=no
-ForwardToWall=no
-Audit=no
-"""
-
-
-_journalds = []
-_made = []      # mount points this test had to create (a machine without them), removed at the end
-
-
-def bind_over(src, target):
-    """src mounted over target in this namespace only; target made first if the machine lacks it."""
-    if not os.path.exists(target):
-        open(target, "w").close()
-        _made.append(target)
-    subprocess.run(["mount", "--bind", src, target], check=True)
-
-
-def start_journald():
-    p = subprocess.Popen([JOURNALD], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _journalds.append(p)
-    deadline = time.monotonic() + 10
-    while not os.path.exists(JOURNAL):
-        check(p.poll() is None, "systemd-journald exited: %s" % p.returncode)
-        check(time.monotonic() < deadline, "systemd-journald did not listen")
-        time.sleep(0.05)
-    return p
-
-
-def stop_journald(p):
-    p.send_signal(signal.SIGTERM)
-    p.wait(10)
+start_journald, stop_journald = journaldlib.start, journaldlib.stop
 
 
 def entries():
@@ -110,18 +69,8 @@ def same_records(recs, got, pid):
 def main():
     binary = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="p256signd-journald-")
-    # All of it on this namespace's own mounts: /run, journald.conf and the machine id.
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m,mode=0755", "tmpfs", "/run"],
-                   check=True)
     try:
-        os.chmod(tmp, 0o755)
-        conf, machine_id = os.path.join(tmp, "journald.conf"), os.path.join(tmp, "machine-id")
-        with open(conf, "w") as f:
-            f.write(CONF)
-        with open(machine_id, "w") as f:
-            f.write(os.urandom(16).hex() + "\n")
-        bind_over(conf, "/etc/systemd/journald.conf")
-        bind_over(machine_id, "/etc/machine-id")
+        journaldlib.setup(tmp)
         journald = start_journald()
         audit_key = os.path.join(tmp, "audit.pem")
         openssl_key(audit_key)
@@ -158,13 +107,7 @@ def main():
         check(recs[-1]["type"] == "checkpoint" and recs[-1]["reason"] == "stop",
               "the stop checkpoint, last: %s" % recs[-1])
     finally:
-        for p in _journalds:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-        for target in _made:
-            subprocess.run(["umount", target])
-            os.unlink(target)
+        journaldlib.cleanup()
         subprocess.run(["rm", "-rf", tmp], check=True)
     print("ok")
 

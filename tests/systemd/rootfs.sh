@@ -14,9 +14,11 @@ suite=bookworm
 # the container has no network), systemd and journald as PID 1, and what the tests drive:
 # nginx and curl for TLS through the provider, logrotate for the package's rule.
 # python3 runs the protocol client of tests/daemon (daemonlib.py) for the load;
-# prometheus-node-exporter serves p256signctl metrics' textfile.
+# prometheus-node-exporter serves p256signctl metrics' textfile; systemd-journal-remote
+# (journal-upload and journal-remote) collects the audit trail over loopback.
 packages="systemd,systemd-sysv,dbus,libevent-2.1-7,libjansson4,libseccomp2,libssl3,openssl"
 packages="$packages,logrotate,nginx,curl,ca-certificates,procps,python3,prometheus-node-exporter"
+packages="$packages,systemd-journal-remote"
 
 # The mirror of the host's apt sources (deb822 or one-line), Debian's own when none is named.
 mirror=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null |

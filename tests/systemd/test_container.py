@@ -8,7 +8,8 @@ the key replaced on disk in use after it; `systemd-analyze security` of the inst
 audit record an entry of the journal, a burst above journald's rate limit with none suppressed;
 the watchdog (the parent stopped: Result=watchdog, restarted, the audit chain goes on); a key as
 an encrypted credential; Debian's nginx signing TLS 1.3 and 1.2 handshakes through the provider
-package; the logrotate rule; apt-get remove and purge (docs/daemon.md, "Removing").
+package; the logrotate rule; the audit trail sent by systemd-journal-upload to
+systemd-journal-remote and verified on the collector's journal; apt-get remove and purge (docs/daemon.md, "Removing").
 Prints the time of each part. The packages come from debs.sh (built once per source tree into
 BUILD_DIR), the root file system from rootfs.sh (cached in $P256SIGN_TEST_CACHE, default
 /var/cache/p256sign-test). Usage: test_container.py SOURCE_DIR BUILD_DIR"""
@@ -395,6 +396,84 @@ def metrics(c):
     c.run(["systemctl", "disable", "--now", "p256sign-metrics.timer"])
 
 
+REMOTE = "/var/log/journal/remote"
+REMOTE_HTTP = """[Service]
+ExecStart=
+ExecStart=/lib/systemd/systemd-journal-remote --listen-http=-3 --output=%s/
+""" % REMOTE
+
+
+def remote_journal(c, *args):
+    """The collector's journal of the daemon's entries, as journalctl -o json writes it."""
+    return c.run(["journalctl", "--no-pager", "-o", "json", "-D", REMOTE,
+                  "_SYSTEMD_UNIT=p256signd.service"] + list(args), timeout=300).stdout
+
+
+def verify_journal(c, text, *args):
+    c.write("/run/audit-journal.json", text)
+    t0 = time.monotonic()
+    r = c.run(["p256signctl", "audit-verify", "--journal", "/run/audit-journal.json",
+               "--pubkey", "/run/audit.pub"] + list(args), check=False)
+    return r, time.monotonic() - t0
+
+
+def journal_remote(c):
+    """docs/audit.md, "Collecting the trail of many hosts": systemd-journal-remote listening on
+    loopback (HTTP on its socket, port 19532), systemd-journal-upload sending it this host's
+    journal. A run of the daemon with a load of 10,000 signatures, stopped: its entries on the
+    collector verify (the chain continues the earlier runs', and ends with the stop
+    checkpoint); a copy with one field changed fails at the record after it; the whole trail
+    since the install verifies too."""
+    c.run(["mkdir", "-p", "/etc/systemd/system/systemd-journal-remote.service.d"])
+    c.write("/etc/systemd/system/systemd-journal-remote.service.d/http.conf", REMOTE_HTTP)
+    c.write("/etc/systemd/journal-upload.conf", "[Upload]\nURL=http://127.0.0.1:19532\n")
+    c.run(["systemctl", "daemon-reload"])
+    c.run(["systemctl", "start", "systemd-journal-remote.socket"])
+    c.run(["systemctl", "restart", "p256signd.service"])
+    invocation = c.show("p256signd.service", "InvocationID")
+    totals = end_load(c, start_load(c, 4, 8, 10000), stop=False)
+    check(totals["signed"] >= 10000 and not totals["errors"], "the load: %s" % totals)
+    c.run(["systemctl", "stop", "p256signd.service"])
+    last = records(c)[-1]
+    check(last["type"] == "checkpoint" and last["reason"] == "stop", "no stop checkpoint")
+    c.run(["journalctl", "--sync"])
+    c.run(["systemctl", "start", "systemd-journal-upload.service"])
+    this_run = "_SYSTEMD_INVOCATION_ID=" + invocation
+    wait_until("the stop checkpoint did not reach the collector", lambda: '"P256SIGN_SEQ":"%d"'
+               % last["seq"] in c.run(["sh", "-c", "journalctl -o json -D %s %s "
+                                       "P256SIGN_TYPE=checkpoint 2>/dev/null | tail -n 3"
+                                       % (REMOTE, this_run)]).stdout, 120)
+    text = remote_journal(c, this_run)
+    r, seconds = verify_journal(c, text)
+    n = sum(1 for line in text.splitlines() if '"P256SIGN_TYPE"' in line)
+    check(r.returncode == 0 and r.stdout.startswith("intact: the journal of host ") and
+          "%d records" % n in r.stdout and "ends with a stop checkpoint" in r.stdout and
+          "the chain continues an earlier file not given" in r.stdout,
+          "audit-verify --journal on the collector: exit %d\n%s%s" % (r.returncode, r.stdout,
+                                                                     r.stderr))
+    print("journal-remote: %d records of one run verified in %.2f s (p256signctl inside the "
+          "container, nsenter included)" % (n, seconds))
+    entries = [json.loads(line) for line in text.splitlines()]
+    i = next(k for k, e in enumerate(entries) if e.get("P256SIGN_OP") == "sign")
+    entries[i]["P256SIGN_PEER_UID"] = "0"
+    r, _ = verify_journal(c, "".join(json.dumps(e) + "\n" for e in entries))
+    check(r.returncode == 1 and "seq %d: prev is not the SHA-256 of the line before"
+          % (int(entries[i]["P256SIGN_SEQ"]) + 1) in r.stdout,
+          "a tampered copy: exit %d\n%s" % (r.returncode, r.stdout))
+    # The whole trail, every run since the install (the watchdog's kill among them, which
+    # may have left records that journald got and the file did not: superseded), as far back
+    # as the journal keeps it.
+    text = remote_journal(c)
+    r, seconds = verify_journal(c, text)
+    check(r.returncode == 0 and "ends with a stop checkpoint" in r.stdout,
+          "audit-verify --journal on the whole trail: exit %d\n%s%s" % (r.returncode, r.stdout,
+                                                                        r.stderr))
+    print("journal-remote: the whole trail, %d entries, verified in %.2f s: %s"
+          % (text.count("\n"), seconds, " / ".join(r.stdout.splitlines()[:1] +
+                                                    [l for l in r.stdout.splitlines()
+                                                     if "superseded" in l])))
+
+
 def remove_and_purge(c):
     kept = ["/etc/credstore.encrypted/web.key", "/etc/p256sign/keys/audit.key",
             "/etc/p256sign/p256signd.json", AUDIT, AUDIT + ".1"]
@@ -433,6 +512,7 @@ def main():
                          ("security", security), ("journald", journald),
                          ("watchdog", watchdog), ("encrypted credential", encrypted_credential),
                          ("nginx", nginx), ("logrotate", logrotate), ("metrics", metrics),
+                         ("journal-remote", journal_remote),
                          ("remove and purge", remove_and_purge)):
             timed(name, fn, c, *([debs] if fn is install else []))
     except SystemExit:
