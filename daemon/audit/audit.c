@@ -25,9 +25,12 @@
 
 static void fail_state(struct audit *a, const char *what, int err)
 {
-	if (!a->failing)
-		log_error("audit: %s: %s%s", what, strerror(err),
-		    a->fail_closed ? "; signing refused until it is written" : "; records are lost");
+	if (!a->failing) {
+		log_error("audit: %s: %s%s", what, strerror(err), a->fail_closed ?
+		    "; signing refused until it is written, other records queued" :
+		    "; records queued");
+		a->fail_since_us = clock_now_us();
+	}
 	a->failing = 1;
 	snprintf(a->error, sizeof(a->error), "%s: %s", what, strerror(err));
 }
@@ -180,6 +183,19 @@ static int keep_tail(struct audit *a, size_t w, size_t end)
 	return 0;
 }
 
+/* A write went through with nothing left waiting: the outage, if any, is over, and said so. */
+static void resumed(struct audit *a)
+{
+	if (a->failing)
+		log_info("audit: writing resumed after %.1f s: %llu records kept in the queue meanwhile "
+		    "and written, %llu dropped past its bound of %d (counted in a dropped record)",
+		    (double)(clock_now_us() - a->fail_since_us) / 1e6,
+		    (unsigned long long)a->outage_queued, (unsigned long long)a->outage_dropped,
+		    AUDIT_QUEUE_MAX);
+	a->failing = 0;
+	a->outage_queued = a->outage_dropped = 0;
+}
+
 /* The chain moves on over the first `chained` records of the batch (those written, and a line
  * cut short); the first `done` count as written. */
 static void advance_chain(struct audit *a, const uint8_t (*hashes)[32], size_t chained,
@@ -204,7 +220,7 @@ static void advance_chain(struct audit *a, const uint8_t (*hashes)[32], size_t c
  * chain, not written: the rest of it is written first next time.
  */
 static size_t write_lines(struct audit *a, const size_t *ends, const uint8_t (*hashes)[32],
-	size_t ready, int *file_err)
+	size_t ready, int *file_err, size_t *chained_out)
 {
 	size_t done = ready, chained = ready, w;
 
@@ -225,6 +241,7 @@ static size_t write_lines(struct audit *a, const size_t *ends, const uint8_t (*h
 			chained = done + 1;
 	}
 	advance_chain(a, hashes, chained, done);
+	*chained_out = chained;
 	return done;
 }
 
@@ -243,7 +260,75 @@ static void note_health(struct audit *a, size_t ready, size_t done, size_t keep,
 		fail_state(a, a->tail_len > 0 ? "writing the audit file" : "making the audit records",
 		    a->tail_len > 0 ? file_err : ENOMEM);
 	else if (a->tail_len == 0)
-		a->failing = 0;
+		resumed(a);
+}
+
+/* 1 when e is a signature whose reply the server holds (audit_holds): when its record is not
+ * written, the record of the answer given instead replaces it. */
+static int held_signature(const struct audit *a, const struct audit_entry *e)
+{
+	return a->fail_closed && e->type == AUDIT_REQUEST && e->u.req.has_sig;
+}
+
+/* 1 when e is the answer given instead of the signature whose `ok` line a write cut (then no
+ * longer owed): its record follows that line whatever the queue's bound. */
+static int owed_answer(struct audit *a, const struct audit_entry *e)
+{
+	const struct audit_request_entry *q = &e->u.req;
+
+	if (!a->owed || e->type != AUDIT_REQUEST || q->error == 0 || q->conn != a->owed_conn ||
+	    q->id != a->owed_id)
+		return 0;
+	a->owed = 0;
+	return 1;
+}
+
+/* Request e, past the queue's bound, counted in the `dropped` record instead, which joins the
+ * queue at *w on the first drop (e, at *w or after it, is counted first). */
+static void drop(struct audit *a, const struct audit_entry *e, size_t *w)
+{
+	audit_drops_count(&a->drops, &e->u.req);
+	a->lost++;
+	a->outage_dropped++;
+	if (a->drops_waiting || audit_record_new(&a->batch[*w], AUDIT_DROPPED) != 0)
+		return;	/* without a clock, the next drop makes it */
+	a->batch[*w].u.dropped.drops = &a->drops;
+	a->drops_waiting = 1;
+	(*w)++;
+}
+
+/*
+ * After a write: the first `chained` records of the batch are in the file (the last of them
+ * perhaps cut, its rest kept), the first `queued` were the outage queue. The rest stay, in
+ * order, as the new queue; but a signature withheld, whose answer's record comes instead, and a
+ * request past the bound, dropped. A `dropped` record written starts its counts again.
+ */
+static void requeue(struct audit *a, size_t chained)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < chained; i++) {
+		if (a->batch[i].type == AUDIT_DROPPED) {
+			memset(&a->drops, 0, sizeof(a->drops));
+			a->drops_waiting = 0;
+		}
+		(void)owed_answer(a, &a->batch[i]);	/* written: owed no more */
+	}
+	for (size_t i = chained; i < a->n; i++) {
+		struct audit_entry *e = &a->batch[i];
+		int fresh = i >= a->queued;
+
+		if (fresh && held_signature(a, e))
+			continue;
+		if (fresh && e->type == AUDIT_REQUEST && !owed_answer(a, e) &&
+		    w - (size_t)a->drops_waiting >= AUDIT_QUEUE_MAX) {
+			drop(a, e, &w);
+			continue;
+		}
+		a->outage_queued += fresh;
+		a->batch[w++] = *e;
+	}
+	a->n = a->queued = w;
 }
 
 static void maybe_seal(struct audit *a, enum audit_seal_reason reason);
@@ -255,8 +340,8 @@ static void flush_cb(void *arg)
 
 void audit_flush(struct audit *a)
 {
-	uint64_t first = a->next_ticket - a->n;
-	size_t *ends = NULL, ready = 0, done = 0, keep = 0;
+	uint64_t first = a->next_ticket - (a->n - a->queued), ok_through, tried_through;
+	size_t *ends = NULL, ready = 0, done = 0, keep = 0, chained = 0;
 	uint8_t (*hashes)[32] = NULL;
 	int journal_err = 0, file_err = 0;
 
@@ -268,17 +353,31 @@ void audit_flush(struct audit *a)
 	if (a->fd >= 0 && (file_err = write_tail(a)) != 0)
 		goto out;
 	ready = chain_batch(a, ends, hashes, &journal_err);
-	done = write_lines(a, ends, (const uint8_t (*)[32])hashes, ready, &file_err);
+	done = write_lines(a, ends, (const uint8_t (*)[32])hashes, ready, &file_err, &chained);
 	keep = audit_journal_hold(&a->jr, journal_err, ready, done, a->n - done);
+	/* A signature's `ok` line cut: withheld, and the record of its answer is owed. */
+	if (chained > done && held_signature(a, &a->batch[done])) {
+		a->owed = 1;
+		a->owed_conn = a->batch[done].u.req.conn;
+		a->owed_id = a->batch[done].u.req.id;
+	}
 out:
-	a->lost += a->n - done - keep;
+	/* The queue's records have no ticket; those waiting for journald are not decided yet. */
+	ok_through = first - 1 + (done > a->queued ? done - a->queued : 0);
+	tried_through = a->next_ticket - 1 - (keep > 0 ? a->n - (done > a->queued ? done :
+	    a->queued) : 0);
 	note_health(a, ready, done, keep, journal_err, file_err);
-	memmove(a->batch, a->batch + a->n - keep, keep * sizeof(*a->batch));
-	a->n = keep;
+	if (keep > 0) {
+		memmove(a->batch, a->batch + done, keep * sizeof(*a->batch));
+		a->queued = a->queued > done ? a->queued - done : 0;
+		a->n = keep;
+	} else {
+		requeue(a, chained);
+	}
 	free(ends);
 	free(hashes);
 	if (a->cb.written != NULL)
-		a->cb.written(a->cb.arg, first + done - 1, a->next_ticket - 1 - keep);
+		a->cb.written(a->cb.arg, ok_through, tried_through);
 	if (a->cfg->checkpoint_every > 0 && a->since_checkpoint >= a->cfg->checkpoint_every)
 		maybe_seal(a, AUDIT_SEAL_COUNT);
 }
@@ -366,8 +465,9 @@ static void timer_cb(evutil_socket_t fd, short what, void *arg)
 		maybe_seal(a, AUDIT_SEAL_TIME);
 }
 
-/* The `open` record of a file: reason, pid, and the audit key. 0 or -1. */
-static int append_open(struct audit *a, const char *reason)
+/* The `open` record of a file: reason, pid, and the audit key; at the batch's front, before the
+ * queue, when it opens a file after a reopen (it has no ticket then). 0 or -1. */
+static int append_open(struct audit *a, const char *reason, int front)
 {
 	struct audit_entry *e = next_entry(a);
 
@@ -380,6 +480,15 @@ static int append_open(struct audit *a, const char *reason)
 	e->u.open.reason = reason;
 	e->u.open.pid = getpid();
 	e->u.open.key = a->have_key ? &a->key : NULL;
+	if (front) {
+		struct audit_entry open = *e;
+
+		memmove(a->batch + 1, a->batch, a->n * sizeof(*a->batch));
+		a->batch[0] = open;
+		a->n++;
+		a->queued++;
+		return 0;
+	}
 	append(a);
 	return 0;
 }
@@ -404,7 +513,7 @@ int audit_start(struct audit *a, struct event_base *base, const struct audit_key
 		/* Best effort: the journal when it listens, else stderr. */
 		if (!a->journal)
 			a->fd = STDERR_FILENO;
-		if (append_open(a, "start") == 0)
+		if (append_open(a, "start", 0) == 0)
 			audit_flush(a);
 		log_info("audit: not configured; request records go to %s, unsealed "
 		    "(docs/audit.md)", a->fd == STDERR_FILENO ? "stderr" : "the journal");
@@ -413,7 +522,7 @@ int audit_start(struct audit *a, struct event_base *base, const struct audit_key
 	log_info("audit: records to %s%s%s, sealed %s, fail %s", a->cfg->file ? a->cfg->file : "",
 	    a->cfg->file && a->journal ? " and " : "", a->journal ? "the journal" : "",
 	    a->have_key ? "by the audit key" : "by no key", a->fail_closed ? "closed" : "open");
-	if (append_open(a, "start") != 0)
+	if (append_open(a, "start", 0) != 0)
 		return -1;
 	audit_flush(a);
 	return 0;
@@ -438,7 +547,7 @@ void audit_reopen(struct audit *a)
 	a->fd = fd;
 	log_info("audit: %s reopened, the chain goes on at seq %llu", a->cfg->file,
 	    (unsigned long long)a->seq + 1);
-	if (append_open(a, "reopen") == 0)
+	if (append_open(a, "reopen", 1) == 0)
 		audit_flush(a);
 }
 
@@ -448,6 +557,9 @@ void audit_stop(struct audit *a)
 		return;	/* never started */
 	seal_now(a, AUDIT_SEAL_STOP);
 	audit_flush(a);
+	if (a->n > 0)
+		log_error("audit: stopping with %zu records not written (the outage goes on): they "
+		    "are lost", a->n);
 }
 
 json_t *audit_status_json(const struct audit *a)
@@ -456,9 +568,10 @@ json_t *audit_status_json(const struct audit *a)
 
 	if (!a->cfg->configured)
 		return json_string("not configured");
-	o = json_pack("{s:s, s:I, s:I, s:I, s:I}", "state", a->failing ? "failing" : "ok",
+	o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "state", a->failing ? "failing" : "ok",
 	    "seq", (json_int_t)a->seq, "records", (json_int_t)a->records,
-	    "lost", (json_int_t)a->lost, "checkpoints", (json_int_t)a->checkpoints);
+	    "lost", (json_int_t)a->lost, "queued", (json_int_t)a->queued,
+	    "checkpoints", (json_int_t)a->checkpoints);
 	if (o != NULL && a->failing && json_object_set_new(o, "error", json_string(a->error)) != 0) {
 		json_decref(o);
 		return NULL;
