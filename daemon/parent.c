@@ -81,7 +81,7 @@ static void fail(struct parent *d, const char *why)
 static void status_text(const struct parent *d, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%s%llu requests served, %u/%u signers alive, %llu replaced, "
-	    "%llu resent", server_stopping(d->srv) ? "stopping; " : "",
+	    "%llu resent", d->srv == NULL || server_stopping(d->srv) ? "stopping; " : "",
 	    d->audit.failing ? "audit failing; " : "",
 	    (unsigned long long)replies_requests(d->replies), d->signers.alive, d->signers.want,
 	    (unsigned long long)d->signers.stats.replaced,
@@ -689,6 +689,7 @@ static void finish(struct parent *d)
 		signers_cancel(&d->signers, PROTO_E_SHUTTING_DOWN);
 		replies_drop_held(d->replies);	/* for connections that go now */
 		server_free(d->srv);
+		d->srv = NULL;	/* the stop checkpoint's wait may still report a signer */
 		audit_stop(&d->audit);	/* the last records, and the stop checkpoint awaited */
 	}
 	audit_free(&d->audit);
