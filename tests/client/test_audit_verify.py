@@ -833,7 +833,7 @@ expect("--pubkey as a SubjectPublicKeyInfo of the compressed point",
 # ---- the fuzz harness's seeds are records the verifier accepts ------------------------------
 seeds = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz", "corpus", "audit")
 expect("the seed series", [os.path.join(seeds, "sealed-series"), "--pubkey", KEY_A.pub_pem], 0,
-       "intact: 1 file, 7 records (4 requests, 2 checkpoints)", STOPPED)
+       "intact: 1 file, 8 records (4 requests, 2 checkpoints)", STOPPED)
 with open(os.path.join(seeds, "sealed-series"), "rb") as f:
     series = f.read().split(b"\n")
 for name in ("open", "request", "request-tls", "checkpoint"):
