@@ -123,6 +123,30 @@ static size_t make_line(struct audit *a, size_t i, size_t fill, uint8_t (*hashes
 }
 
 /*
+ * Offers records from..to-1 of the batch (their lines made) to journald: how many it has now.
+ * Those it took at an earlier try, whose file write then failed (they wait in the queue), are
+ * not offered again: the journal would hold each of them once for every retry.
+ */
+static size_t offer(struct audit *a, size_t from, size_t to, const uint8_t (*hashes)[32],
+	int *journal_err)
+{
+	uint64_t first_seq = a->seq + from + 1;
+	size_t known = 0, taken;
+
+	if (a->journal_seq >= first_seq)
+		known = a->journal_seq - first_seq + 1 < to - from ?
+		    (size_t)(a->journal_seq - first_seq + 1) : to - from;
+	taken = known;
+	if (known < to - from)
+		taken += audit_journal_offer(&a->jr, &a->batch[from + known], to - from - known,
+		    first_seq + known, from + known ? hashes[from + known - 1] : a->hash,
+		    &hashes[from + known], journal_err);
+	if (taken > 0 && first_seq + taken - 1 > a->journal_seq)
+		a->journal_seq = first_seq + taken - 1;
+	return taken;
+}
+
+/*
  * Chains the batch into lines in a->buf (their ends in ends[], hashes in hashes[]) and, with the
  * journal on, offers them to journald a step at a time (audit_journal_step), up to the first it
  * has no room for or refuses (*journal_err says why). Returns how many are ready.
@@ -140,9 +164,7 @@ static size_t chain_batch(struct audit *a, size_t *ends, uint8_t (*hashes)[32], 
 			ends[i] = fill;
 		if (!a->journal || i == from)
 			return i;
-		taken = audit_journal_offer(&a->jr, &a->batch[from], i - from, a->seq + from + 1,
-		    from ? hashes[from - 1] : a->hash, (const uint8_t (*)[32])&hashes[from],
-		    journal_err);
+		taken = offer(a, from, i, (const uint8_t (*)[32])hashes, journal_err);
 		if (from + taken < to)	/* a line not made, or journald took fewer */
 			return from + taken;
 		step = audit_journal_step(&a->jr);
@@ -270,17 +292,38 @@ static int held_signature(const struct audit *a, const struct audit_entry *e)
 	return a->fail_closed && e->type == AUDIT_REQUEST && e->u.req.has_sig;
 }
 
-/* 1 when e is the answer given instead of the signature whose `ok` line a write cut (then no
- * longer owed): its record follows that line whatever the queue's bound. */
+/* Signature e, withheld with its `ok` record in a destination (cut in the file, or taken by the
+ * journal): the record of the answer given instead is owed, and kept whatever the bound. */
+static void owe(struct audit *a, const struct audit_entry *e)
+{
+	if (a->nowed == a->owed_cap) {
+		size_t cap = a->owed_cap ? 2 * a->owed_cap : 8;
+		struct audit_owed *o = realloc(a->owed, cap * sizeof(*o));
+
+		if (o == NULL) {
+			log_error("audit: out of memory: the answer to a withheld signature may be "
+			    "dropped past the queue's bound");
+			return;
+		}
+		a->owed = o;
+		a->owed_cap = cap;
+	}
+	a->owed[a->nowed++] = (struct audit_owed){ .conn = e->u.req.conn, .id = e->u.req.id };
+}
+
+/* 1 when e is an answer owed (then no longer owed). Few are owed at a time: a search. */
 static int owed_answer(struct audit *a, const struct audit_entry *e)
 {
 	const struct audit_request_entry *q = &e->u.req;
 
-	if (!a->owed || e->type != AUDIT_REQUEST || q->error == 0 || q->conn != a->owed_conn ||
-	    q->id != a->owed_id)
+	if (a->nowed == 0 || e->type != AUDIT_REQUEST || q->error == 0)
 		return 0;
-	a->owed = 0;
-	return 1;
+	for (size_t k = 0; k < a->nowed; k++)
+		if (a->owed[k].conn == q->conn && a->owed[k].id == q->id) {
+			a->owed[k] = a->owed[--a->nowed];
+			return 1;
+		}
+	return 0;
 }
 
 /* Request e, past the queue's bound, counted in the `dropped` record instead, which joins the
@@ -300,11 +343,13 @@ static void drop(struct audit *a, const struct audit_entry *e, size_t *w)
 /*
  * After a write: the first `chained` records of the batch are in the file (the last of them
  * perhaps cut, its rest kept), the first `queued` were the outage queue. The rest stay, in
- * order, as the new queue; but a signature withheld, whose answer's record comes instead, and a
- * request past the bound, dropped. A `dropped` record written starts its counts again.
+ * order, as the new queue; but a signature withheld, whose answer's record comes instead (unless
+ * the journal has its record already: then the file gets it too, and the answer's after it),
+ * and a request past the bound, dropped. A `dropped` record written starts its counts again.
  */
 static void requeue(struct audit *a, size_t chained)
 {
+	uint64_t seq = a->seq;	/* the chain's end: record i was offered at seq + 1 + i - chained */
 	size_t w = 0;
 
 	for (size_t i = 0; i < chained; i++) {
@@ -318,9 +363,11 @@ static void requeue(struct audit *a, size_t chained)
 		struct audit_entry *e = &a->batch[i];
 		int fresh = i >= a->queued;
 
-		if (fresh && held_signature(a, e))
-			continue;
-		if (fresh && e->type == AUDIT_REQUEST && !owed_answer(a, e) &&
+		if (fresh && held_signature(a, e)) {
+			if (seq + 1 + (i - chained) > a->journal_seq)
+				continue;
+			owe(a, e);	/* and kept past the bound, as its answer will be */
+		} else if (fresh && e->type == AUDIT_REQUEST && !owed_answer(a, e) &&
 		    w - (size_t)a->drops_waiting >= AUDIT_QUEUE_MAX) {
 			drop(a, e, &w);
 			continue;
@@ -356,11 +403,8 @@ void audit_flush(struct audit *a)
 	done = write_lines(a, ends, (const uint8_t (*)[32])hashes, ready, &file_err, &chained);
 	keep = audit_journal_hold(&a->jr, journal_err, ready, done, a->n - done);
 	/* A signature's `ok` line cut: withheld, and the record of its answer is owed. */
-	if (chained > done && held_signature(a, &a->batch[done])) {
-		a->owed = 1;
-		a->owed_conn = a->batch[done].u.req.conn;
-		a->owed_id = a->batch[done].u.req.id;
-	}
+	if (chained > done && held_signature(a, &a->batch[done]))
+		owe(a, &a->batch[done]);
 out:
 	/* The queue's records have no ticket; those waiting for journald are not decided yet. */
 	ok_through = first - 1 + (done > a->queued ? done - a->queued : 0);
@@ -584,6 +628,7 @@ void audit_free(struct audit *a)
 	free(a->batch);
 	free(a->buf);
 	free(a->tail);
+	free(a->owed);
 	if (a->timer != NULL)
 		event_free(a->timer);
 	audit_journal_free(&a->jr);

@@ -33,6 +33,12 @@
 struct event_base;
 struct event;
 
+/* A request, by its connection and id, whose answer's record the log owes. */
+struct audit_owed {
+	unsigned long conn;
+	uint32_t id;
+};
+
 struct audit_callbacks {
 	/* Sends the key-holder an IPC_AUDIT_SEAL. 0 or -1. */
 	int (*seal)(void *arg, const struct ipc_audit_seal *m);
@@ -53,6 +59,7 @@ struct audit {
 	/* The chain: the last record written, and the key that seals it. */
 	uint64_t seq;
 	uint8_t hash[32];
+	uint64_t journal_seq;		/* the last record the journal took */
 	int have_key;
 	struct audit_key key;
 	/* Records appended since the last write (one array, reused), and the tail of a line a
@@ -72,13 +79,13 @@ struct audit {
 	uint64_t records, lost, checkpoints;
 	/* The outage: since when, what its queue took and dropped (for the line logged when
 	 * writing resumes), the counts of the `dropped` record waiting in the queue, and the
-	 * signature whose `ok` line a write cut, whose answer's record is queued past the bound. */
+	 * signatures withheld whose `ok` record is in a destination (a line a write cut, an entry
+	 * the journal took), whose answer's record is queued past the bound. */
 	uint64_t fail_since_us, outage_queued, outage_dropped;
 	struct audit_drops drops;
 	int drops_waiting;
-	int owed;
-	unsigned long owed_conn;
-	uint32_t owed_id;
+	struct audit_owed *owed;
+	size_t nowed, owed_cap;
 	/* Checkpoints. */
 	int sealing;			/* an IPC_AUDIT_SEAL is out */
 	struct ipc_audit_seal out;	/* the seal asked for */

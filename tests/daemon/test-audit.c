@@ -15,7 +15,8 @@
  * full (a withheld signature answered audit-unavailable, and that answer recorded): the records
  * of the answers given meanwhile are queued and written in order once there is room, the cut
  * `ok` line of a withheld signature is followed by its audit-unavailable record; past the
- * queue's bound a `dropped` record counts the rest by op and result.
+ * queue's bound a `dropped` record counts the rest by op and result; a reopen puts the new
+ * file's open record before the queue; with the journal on, each record reaches it once.
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -820,6 +821,49 @@ static void test_queue_bound(void)
 	teardown(&f);
 }
 
+/*
+ * The file failing, the journal not: each record goes to the journal once, not once a retry,
+ * and a signature withheld whose ok record the journal took is in the file too once there is
+ * room, followed by the record of its answer, as in the journal.
+ */
+static void test_journal_outage(void)
+{
+	static struct fixture f;
+	json_t *recs;
+	size_t got;
+	int jfd;
+
+	test_case = "file outage, journal on";
+	if ((jfd = journal_bind()) < 0)
+		test_fatal("cannot bind the journal's socket");
+	setup(&f, "/run/jfail.log", 1, 1);
+	f.gate = 1;
+	turn(&f);
+	drain(jfd);
+	set_file_limit((rlim_t)file_size(f.cfg.file));
+	request(&f);
+	for (int k = 0; k < 5; k++) {
+		for (int i = 0; i < 5; i++)	/* within the journal's queue of 10 datagrams */
+			answer(&f, "ping", 0, 0);
+		turn(&f);
+		got = drain(jfd);
+		CHECK_INT(got, k == 0 ? 1 + 5 + 1 : 5);	/* the sign, its answer, pings */
+	}
+	CHECK_INT(f.withheld, 1);
+	CHECK_INT(status_number(&f.a, "queued"), 1 + 1 + 25);
+	set_file_limit(RLIM_INFINITY);
+	audit_flush(&f.a);
+	CHECK(state_is(&f.a, "ok"));
+	CHECK_INT(drain(jfd), 0);	/* nothing sent twice */
+	recs = load_records(f.cfg.file);
+	CHECK_INT(json_array_size(recs), 1 + 1 + 1 + 25);
+	CHECK_INT(check_answers(&f, recs), 1);	/* its ok, then its answer */
+	json_decref(recs);
+	teardown(&f);
+	close(jfd);
+	CHECK(unlink(TEST_JOURNAL_SOCKET) == 0);
+}
+
 /* A reopen during an outage: the new file begins with its open record, then the queue. */
 static void test_reopen_queue(void)
 {
@@ -865,5 +909,6 @@ int main(void)
 	test_outage_queue();
 	test_queue_bound();
 	test_reopen_queue();
+	test_journal_outage();
 	return test_done("audit");
 }
