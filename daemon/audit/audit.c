@@ -13,6 +13,7 @@
 #include "audit-file.h"
 #include "audit-journal.h"
 #include "audit-line.h"
+#include "audit-queue.h"
 #include "clock.h"
 #include "log.h"
 #include "sha256.h"
@@ -285,99 +286,6 @@ static void note_health(struct audit *a, size_t ready, size_t done, size_t keep,
 		resumed(a);
 }
 
-/* 1 when e is a signature whose reply the server holds (audit_holds): when its record is not
- * written, the record of the answer given instead replaces it. */
-static int held_signature(const struct audit *a, const struct audit_entry *e)
-{
-	return a->fail_closed && e->type == AUDIT_REQUEST && e->u.req.has_sig;
-}
-
-/* Signature e, withheld with its `ok` record in a destination (cut in the file, or taken by the
- * journal): the record of the answer given instead is owed, and kept whatever the bound. */
-static void owe(struct audit *a, const struct audit_entry *e)
-{
-	if (a->nowed == a->owed_cap) {
-		size_t cap = a->owed_cap ? 2 * a->owed_cap : 8;
-		struct audit_owed *o = realloc(a->owed, cap * sizeof(*o));
-
-		if (o == NULL) {
-			log_error("audit: out of memory: the answer to a withheld signature may be "
-			    "dropped past the queue's bound");
-			return;
-		}
-		a->owed = o;
-		a->owed_cap = cap;
-	}
-	a->owed[a->nowed++] = (struct audit_owed){ .conn = e->u.req.conn, .id = e->u.req.id };
-}
-
-/* 1 when e is an answer owed (then no longer owed). Few are owed at a time: a search. */
-static int owed_answer(struct audit *a, const struct audit_entry *e)
-{
-	const struct audit_request_entry *q = &e->u.req;
-
-	if (a->nowed == 0 || e->type != AUDIT_REQUEST || q->error == 0)
-		return 0;
-	for (size_t k = 0; k < a->nowed; k++)
-		if (a->owed[k].conn == q->conn && a->owed[k].id == q->id) {
-			a->owed[k] = a->owed[--a->nowed];
-			return 1;
-		}
-	return 0;
-}
-
-/* Request e, past the queue's bound, counted in the `dropped` record instead, which joins the
- * queue at *w on the first drop (e, at *w or after it, is counted first). */
-static void drop(struct audit *a, const struct audit_entry *e, size_t *w)
-{
-	audit_drops_count(&a->drops, &e->u.req);
-	a->lost++;
-	a->outage_dropped++;
-	if (a->drops_waiting || audit_record_new(&a->batch[*w], AUDIT_DROPPED) != 0)
-		return;	/* without a clock, the next drop makes it */
-	a->batch[*w].u.dropped.drops = &a->drops;
-	a->drops_waiting = 1;
-	(*w)++;
-}
-
-/*
- * After a write: the first `chained` records of the batch are in the file (the last of them
- * perhaps cut, its rest kept), the first `queued` were the outage queue. The rest stay, in
- * order, as the new queue; but a signature withheld, whose answer's record comes instead (unless
- * the journal has its record already: then the file gets it too, and the answer's after it),
- * and a request past the bound, dropped. A `dropped` record written starts its counts again.
- */
-static void requeue(struct audit *a, size_t chained)
-{
-	uint64_t seq = a->seq;	/* the chain's end: record i was offered at seq + 1 + i - chained */
-	size_t w = 0;
-
-	for (size_t i = 0; i < chained; i++) {
-		if (a->batch[i].type == AUDIT_DROPPED) {
-			memset(&a->drops, 0, sizeof(a->drops));
-			a->drops_waiting = 0;
-		}
-		(void)owed_answer(a, &a->batch[i]);	/* written: owed no more */
-	}
-	for (size_t i = chained; i < a->n; i++) {
-		struct audit_entry *e = &a->batch[i];
-		int fresh = i >= a->queued;
-
-		if (fresh && held_signature(a, e)) {
-			if (seq + 1 + (i - chained) > a->journal_seq)
-				continue;
-			owe(a, e);	/* and kept past the bound, as its answer will be */
-		} else if (fresh && e->type == AUDIT_REQUEST && !owed_answer(a, e) &&
-		    w - (size_t)a->drops_waiting >= AUDIT_QUEUE_MAX) {
-			drop(a, e, &w);
-			continue;
-		}
-		a->outage_queued += fresh;
-		a->batch[w++] = *e;
-	}
-	a->n = a->queued = w;
-}
-
 static void maybe_seal(struct audit *a, enum audit_seal_reason reason);
 
 static void flush_cb(void *arg)
@@ -403,8 +311,8 @@ void audit_flush(struct audit *a)
 	done = write_lines(a, ends, (const uint8_t (*)[32])hashes, ready, &file_err, &chained);
 	keep = audit_journal_hold(&a->jr, journal_err, ready, done, a->n - done);
 	/* A signature's `ok` line cut: withheld, and the record of its answer is owed. */
-	if (chained > done && held_signature(a, &a->batch[done]))
-		owe(a, &a->batch[done]);
+	if (chained > done && audit_queue_held(a, &a->batch[done]))
+		audit_queue_owe(a, &a->batch[done]);
 out:
 	/* The queue's records have no ticket; those waiting for journald are not decided yet. */
 	ok_through = first - 1 + (done > a->queued ? done - a->queued : 0);
@@ -416,7 +324,7 @@ out:
 		a->queued = a->queued > done ? a->queued - done : 0;
 		a->n = keep;
 	} else {
-		requeue(a, chained);
+		audit_queue_after_write(a, chained);
 	}
 	free(ends);
 	free(hashes);
