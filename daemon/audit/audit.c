@@ -310,8 +310,9 @@ void audit_flush(struct audit *a)
 	ready = chain_batch(a, ends, hashes, &journal_err);
 	done = write_lines(a, ends, (const uint8_t (*)[32])hashes, ready, &file_err, &chained);
 	keep = audit_journal_hold(&a->jr, journal_err, ready, done, a->n - done);
-	/* A signature's `ok` line cut: withheld, and the record of its answer is owed. */
-	if (chained > done && audit_queue_held(a, &a->batch[done]))
+	/* A signature's `ok` line cut: withheld, and the record of its answer is owed (unless it
+	 * was queued: owed since). */
+	if (chained > done && done >= a->queued && audit_queue_held(a, &a->batch[done]))
 		audit_queue_owe(a, &a->batch[done]);
 out:
 	/* The queue's records have no ticket; those waiting for journald are not decided yet. */
