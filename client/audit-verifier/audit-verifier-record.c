@@ -27,6 +27,7 @@ enum kind {
 	M_ENUM,		/* one of values */
 	M_TIME,		/* UTC with microseconds */
 	M_OBJECT,	/* an object of the members inner */
+	M_KINDS,	/* a dropped record's kinds: "OP RESULT COUNT, ...[, other COUNT]" */
 };
 
 struct member {
@@ -50,7 +51,7 @@ struct member {
 #define U32_MAX ((json_int_t)UINT32_MAX)
 #define SEQ_MAX ((json_int_t)INT64_MAX)
 
-static const char *const TYPES[] = { "open", "request", "checkpoint", NULL };
+static const char *const TYPES[] = { "open", "request", "checkpoint", "dropped", NULL };
 static const char *const OPEN_REASONS[] = { "start", "reopen", NULL };
 static const char *const OPS[] = { "ping", "sign", "sign-message", "pubkey", "verify",
 	"list-keys", "status", "sign-tls", "frame", NULL };
@@ -124,8 +125,14 @@ static const struct member CHECKPOINT[] = {
 	END,
 };
 
+static const struct member DROPPED[] = {
+	INT("records", 1, 1, SEQ_MAX),
+	STR("kinds", 1, M_KINDS),
+	END,
+};
+
 /* The members after the common ones, by enum audit_type (the order of TYPES). */
-static const struct member *const BY_TYPE[] = { OPEN, REQUEST, CHECKPOINT };
+static const struct member *const BY_TYPE[] = { OPEN, REQUEST, CHECKPOINT, DROPPED };
 
 /* Writes "member 'PARENT.NAME': " and the message to why; returns -1. */
 static int fail(char *why, size_t n, const char *parent, const char *name, const char *fmt, ...)
@@ -176,6 +183,102 @@ static int is_result(const char *s)
 		if (strcmp(s, proto_error_tag(code)) == 0)
 			return 1;
 	return 0;
+}
+
+/* The rank of a result among a dropped record's kinds: ok 0, an error tag its code; -1 for none. */
+static int result_rank(const char *s, size_t len)
+{
+	if (len == 2 && memcmp(s, "ok", 2) == 0)
+		return 0;
+	for (uint16_t code = 1; code <= PROTO_E_MAX; code++)
+		if (strlen(proto_error_tag(code)) == len && memcmp(s, proto_error_tag(code), len) == 0)
+			return code;
+	return -1;
+}
+
+/* The rank of an op in OPS, or -1. */
+static int op_rank(const char *s, size_t len)
+{
+	for (int i = 0; OPS[i] != NULL; i++)
+		if (strlen(OPS[i]) == len && memcmp(s, OPS[i], len) == 0)
+			return i;
+	return -1;
+}
+
+/* A count of a kind at *p (up to end): [1-9][0-9]*, at most SEQ_MAX; *p moves past it. */
+static int kind_count(const char **p, const char *end, uint64_t *count)
+{
+	const char *s = *p;
+
+	*count = 0;
+	if (s == end || *s < '1' || *s > '9')
+		return -1;
+	for (; s < end && *s >= '0' && *s <= '9'; s++) {
+		if (*count > ((uint64_t)SEQ_MAX - (uint64_t)(*s - '0')) / 10)
+			return -1;
+		*count = *count * 10 + (uint64_t)(*s - '0');
+	}
+	*p = s;
+	return 0;
+}
+
+/*
+ * A dropped record's kinds (docs/audit.md): "OP RESULT COUNT" entries joined by ", ", each kind
+ * once, ops in the order of the format's table and results ok first, then by error code; and
+ * at most one "other COUNT", last. *sum gets the counts' sum (at most SEQ_MAX). 0, or -1 with
+ * what is wrong in *what.
+ */
+static int check_kinds(const char *s, size_t len, uint64_t *sum, const char **what)
+{
+	const char *p = s, *end = s + len;
+	int last = -1;
+
+	*sum = 0;
+	*what = "empty";
+	while (p < end) {
+		const char *op = p, *space = memchr(p, ' ', (size_t)(end - p)), *res, *res_end;
+		uint64_t count;
+		int rank;
+
+		*what = "not \"OP RESULT COUNT\" entries joined by \", \"";
+		if (space == NULL)
+			return -1;
+		if (space - op == 5 && memcmp(op, "other", 5) == 0) {
+			p = space + 1;
+			if (kind_count(&p, end, &count) != 0 || p != end)
+				return -1;	/* other is last */
+		} else {
+			res = space + 1;
+			if ((res_end = memchr(res, ' ', (size_t)(end - res))) == NULL ||
+			    op_rank(op, (size_t)(space - op)) < 0 ||
+			    result_rank(res, (size_t)(res_end - res)) < 0) {
+				*what = "an entry whose op or result the format does not name";
+				return -1;
+			}
+			rank = op_rank(op, (size_t)(space - op)) * (PROTO_E_MAX + 1) +
+				result_rank(res, (size_t)(res_end - res));
+			if (rank <= last) {
+				*what = "a kind out of order or twice (ops in the table's order, then "
+					"ok first and results by error code)";
+				return -1;
+			}
+			last = rank;
+			p = res_end + 1;
+			if (kind_count(&p, end, &count) != 0)
+				return -1;
+		}
+		if (count > (uint64_t)SEQ_MAX - *sum) {
+			*what = "counts that sum past the largest seq";
+			return -1;
+		}
+		*sum += count;
+		if (p == end)
+			return 0;
+		if (end - p < 3 || p[0] != ',' || p[1] != ' ')
+			return -1;
+		p += 2;
+	}
+	return -1;	/* empty, or ", " last */
 }
 
 /* The digits of s[0..n-1] as a number (they are digits: is_time checked the form). */
@@ -261,6 +364,14 @@ static int check_string(const struct member *m, json_t *v, const char *parent, c
 			return fail(why, n, parent, m->name, "not a UTC time YYYY-MM-DDTHH:MM:SS.uuuuuuZ "
 				"of a real date from 1970 on");
 		return 0;
+	case M_KINDS: {
+		uint64_t sum;
+		const char *what;
+
+		if (check_kinds(s, len, &sum, &what) != 0)
+			return fail(why, n, parent, m->name, "%s", what);
+		return 0;
+	}
 	default:	/* M_TEXT: any string of its length */
 		if (len == 0 || len > (size_t)m->max)
 			return fail(why, n, parent, m->name, "not 1 to %d bytes", (int)m->max);
@@ -406,6 +517,19 @@ static int check_request(json_t *obj, char *why, size_t n)
 	return 0;
 }
 
+/* A dropped record's kinds sum to its records (each well-formed already). */
+static int check_dropped(json_t *obj, char *why, size_t n)
+{
+	json_t *kinds = json_object_get(obj, "kinds");
+	uint64_t sum;
+	const char *what;
+
+	if (check_kinds(json_string_value(kinds), json_string_length(kinds), &sum, &what) != 0 ||
+	    sum != (uint64_t)json_integer_value(json_object_get(obj, "records")))
+		return fail(why, n, NULL, "kinds", "its counts do not sum to records");
+	return 0;
+}
+
 /*
  * The line is the bytes the daemon writes for these members: jansson's compact form, which the
  * daemon's writer reproduces (daemon/audit-line.h). Spaces, an escape where none is needed
@@ -507,6 +631,7 @@ int audit_record_parse(const uint8_t *line, size_t len, struct audit_record *r, 
 	if (check_common(obj, r, why, why_len) != 0 ||
 	    check_members(BY_TYPE[r->type], obj, NCOMMON, NULL, why, why_len) != 0 ||
 	    (r->type == AUDIT_REQUEST && check_request(obj, why, why_len) != 0) ||
+	    (r->type == AUDIT_DROPPED && check_dropped(obj, why, why_len) != 0) ||
 	    check_form(obj, line, len, why, why_len) != 0)
 		goto out;
 	if (extract(obj, r) != 0) {

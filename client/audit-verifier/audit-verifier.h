@@ -20,7 +20,7 @@
 #define AUDIT_SIG_LEN 64
 #define AUDIT_WHY_MAX 192	/* room for any message below */
 
-enum audit_type { AUDIT_OPEN, AUDIT_REQUEST, AUDIT_CHECKPOINT };
+enum audit_type { AUDIT_OPEN, AUDIT_REQUEST, AUDIT_CHECKPOINT, AUDIT_DROPPED };
 
 /* What the chain needs from a record; the rest is checked for its type and left. */
 struct audit_record {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit-drops.h"
 #include "hex.h"
 
 /* A buffer's first size: room for a batch of a few hundred records. */
@@ -71,6 +72,8 @@ const char *audit_type_name(enum audit_type type)
 		return "request";
 	case AUDIT_CHECKPOINT:
 		return "checkpoint";
+	case AUDIT_DROPPED:
+		return "dropped";
 	}
 	return NULL;
 }
@@ -152,6 +155,15 @@ static void open_record(struct audit_sink *s, const struct audit_open_entry *op)
 	s->object(s, NULL);
 }
 
+static void dropped(struct audit_sink *s, const struct audit_dropped_entry *d)
+{
+	char kinds[AUDIT_DROPS_KINDS_MAX];
+
+	audit_drops_kinds(d->drops, kinds);
+	integer(s, "records", (int64_t)d->drops->records);
+	text(s, "kinds", kinds);
+}
+
 int audit_fields(const struct audit_entry *e, uint64_t seq, const uint8_t prev[32],
 	struct audit_sink *s)
 {
@@ -170,6 +182,8 @@ int audit_fields(const struct audit_entry *e, uint64_t seq, const uint8_t prev[3
 		request(s, &e->u.req);
 	else if (e->type == AUDIT_CHECKPOINT)
 		checkpoint(s, &e->u.cp);
+	else if (e->type == AUDIT_DROPPED)
+		dropped(s, &e->u.dropped);
 	else
 		open_record(s, &e->u.open);
 	return s->full ? -1 : 0;

@@ -64,7 +64,7 @@ int audit_grow(char **buf, size_t *cap, size_t fill);
  * bytes before end). */
 char *audit_decimal(uint64_t u, char *end);
 
-/* The name of a record's type ("open", "request", "checkpoint"). */
+/* The name of a record's type ("open", "request", "checkpoint", "dropped"). */
 const char *audit_type_name(enum audit_type type);
 
 #endif

@@ -22,6 +22,7 @@ enum audit_type {
 	AUDIT_OPEN = 0,
 	AUDIT_REQUEST,
 	AUDIT_CHECKPOINT,
+	AUDIT_DROPPED,			/* what an outage's queue could not keep (audit-drops.h) */
 };
 
 /* What a request asked to have signed, as its record shows it. */
@@ -96,6 +97,13 @@ struct audit_open_entry {
 	const struct audit_key *key;	/* the audit key, NULL without one; outlives the entry */
 };
 
+struct audit_drops;
+
+/* The counts a `dropped` record states, read when its line is made: they grow while it waits. */
+struct audit_dropped_entry {
+	const struct audit_drops *drops;	/* outlives the entry */
+};
+
 struct audit_entry {
 	uint8_t type;			/* enum audit_type */
 	char time[AUDIT_TIME_LEN];
@@ -103,6 +111,7 @@ struct audit_entry {
 		struct audit_request_entry req;
 		struct audit_checkpoint_entry cp;
 		struct audit_open_entry open;
+		struct audit_dropped_entry dropped;
 	} u;
 };
 

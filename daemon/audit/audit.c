@@ -13,6 +13,7 @@
 #include "audit-file.h"
 #include "audit-journal.h"
 #include "audit-line.h"
+#include "audit-queue.h"
 #include "clock.h"
 #include "log.h"
 #include "sha256.h"
@@ -25,9 +26,12 @@
 
 static void fail_state(struct audit *a, const char *what, int err)
 {
-	if (!a->failing)
-		log_error("audit: %s: %s%s", what, strerror(err),
-		    a->fail_closed ? "; signing refused until it is written" : "; records are lost");
+	if (!a->failing) {
+		log_error("audit: %s: %s%s", what, strerror(err), a->fail_closed ?
+		    "; signing refused until it is written, other records queued" :
+		    "; records queued");
+		a->fail_since_us = clock_now_us();
+	}
 	a->failing = 1;
 	snprintf(a->error, sizeof(a->error), "%s: %s", what, strerror(err));
 }
@@ -120,6 +124,30 @@ static size_t make_line(struct audit *a, size_t i, size_t fill, uint8_t (*hashes
 }
 
 /*
+ * Offers records from..to-1 of the batch (their lines made) to journald: how many it has now.
+ * Those it took at an earlier try, whose file write then failed (they wait in the queue), are
+ * not offered again: the journal would hold each of them once for every retry.
+ */
+static size_t offer(struct audit *a, size_t from, size_t to, const uint8_t (*hashes)[32],
+	int *journal_err)
+{
+	uint64_t first_seq = a->seq + from + 1;
+	size_t known = 0, taken;
+
+	if (a->journal_seq >= first_seq)
+		known = a->journal_seq - first_seq + 1 < to - from ?
+		    (size_t)(a->journal_seq - first_seq + 1) : to - from;
+	taken = known;
+	if (known < to - from)
+		taken += audit_journal_offer(&a->jr, &a->batch[from + known], to - from - known,
+		    first_seq + known, from + known ? hashes[from + known - 1] : a->hash,
+		    &hashes[from + known], journal_err);
+	if (taken > 0 && first_seq + taken - 1 > a->journal_seq)
+		a->journal_seq = first_seq + taken - 1;
+	return taken;
+}
+
+/*
  * Chains the batch into lines in a->buf (their ends in ends[], hashes in hashes[]) and, with the
  * journal on, offers them to journald a step at a time (audit_journal_step), up to the first it
  * has no room for or refuses (*journal_err says why). Returns how many are ready.
@@ -137,9 +165,7 @@ static size_t chain_batch(struct audit *a, size_t *ends, uint8_t (*hashes)[32], 
 			ends[i] = fill;
 		if (!a->journal || i == from)
 			return i;
-		taken = audit_journal_offer(&a->jr, &a->batch[from], i - from, a->seq + from + 1,
-		    from ? hashes[from - 1] : a->hash, (const uint8_t (*)[32])&hashes[from],
-		    journal_err);
+		taken = offer(a, from, i, (const uint8_t (*)[32])hashes, journal_err);
 		if (from + taken < to)	/* a line not made, or journald took fewer */
 			return from + taken;
 		step = audit_journal_step(&a->jr);
@@ -180,6 +206,19 @@ static int keep_tail(struct audit *a, size_t w, size_t end)
 	return 0;
 }
 
+/* A write went through with nothing left waiting: the outage, if any, is over, and said so. */
+static void resumed(struct audit *a)
+{
+	if (a->failing)
+		log_info("audit: writing resumed after %.1f s: %llu records kept in the queue meanwhile "
+		    "and written, %llu dropped past its bound of %d (counted in a dropped record)",
+		    (double)(clock_now_us() - a->fail_since_us) / 1e6,
+		    (unsigned long long)a->outage_queued, (unsigned long long)a->outage_dropped,
+		    AUDIT_QUEUE_MAX);
+	a->failing = 0;
+	a->outage_queued = a->outage_dropped = 0;
+}
+
 /* The chain moves on over the first `chained` records of the batch (those written, and a line
  * cut short); the first `done` count as written. */
 static void advance_chain(struct audit *a, const uint8_t (*hashes)[32], size_t chained,
@@ -204,7 +243,7 @@ static void advance_chain(struct audit *a, const uint8_t (*hashes)[32], size_t c
  * chain, not written: the rest of it is written first next time.
  */
 static size_t write_lines(struct audit *a, const size_t *ends, const uint8_t (*hashes)[32],
-	size_t ready, int *file_err)
+	size_t ready, int *file_err, size_t *chained_out)
 {
 	size_t done = ready, chained = ready, w;
 
@@ -225,6 +264,7 @@ static size_t write_lines(struct audit *a, const size_t *ends, const uint8_t (*h
 			chained = done + 1;
 	}
 	advance_chain(a, hashes, chained, done);
+	*chained_out = chained;
 	return done;
 }
 
@@ -243,7 +283,7 @@ static void note_health(struct audit *a, size_t ready, size_t done, size_t keep,
 		fail_state(a, a->tail_len > 0 ? "writing the audit file" : "making the audit records",
 		    a->tail_len > 0 ? file_err : ENOMEM);
 	else if (a->tail_len == 0)
-		a->failing = 0;
+		resumed(a);
 }
 
 static void maybe_seal(struct audit *a, enum audit_seal_reason reason);
@@ -255,8 +295,8 @@ static void flush_cb(void *arg)
 
 void audit_flush(struct audit *a)
 {
-	uint64_t first = a->next_ticket - a->n;
-	size_t *ends = NULL, ready = 0, done = 0, keep = 0;
+	uint64_t first = a->next_ticket - (a->n - a->queued), ok_through, tried_through;
+	size_t *ends = NULL, ready = 0, done = 0, keep = 0, chained = 0;
 	uint8_t (*hashes)[32] = NULL;
 	int journal_err = 0, file_err = 0;
 
@@ -268,17 +308,29 @@ void audit_flush(struct audit *a)
 	if (a->fd >= 0 && (file_err = write_tail(a)) != 0)
 		goto out;
 	ready = chain_batch(a, ends, hashes, &journal_err);
-	done = write_lines(a, ends, (const uint8_t (*)[32])hashes, ready, &file_err);
+	done = write_lines(a, ends, (const uint8_t (*)[32])hashes, ready, &file_err, &chained);
 	keep = audit_journal_hold(&a->jr, journal_err, ready, done, a->n - done);
+	/* A signature's `ok` line cut: withheld, and the record of its answer is owed (unless it
+	 * was queued: owed since). */
+	if (chained > done && done >= a->queued && audit_queue_held(a, &a->batch[done]))
+		audit_queue_owe(a, &a->batch[done]);
 out:
-	a->lost += a->n - done - keep;
+	/* The queue's records have no ticket; those waiting for journald are not decided yet. */
+	ok_through = first - 1 + (done > a->queued ? done - a->queued : 0);
+	tried_through = a->next_ticket - 1 - (keep > 0 ? a->n - (done > a->queued ? done :
+	    a->queued) : 0);
 	note_health(a, ready, done, keep, journal_err, file_err);
-	memmove(a->batch, a->batch + a->n - keep, keep * sizeof(*a->batch));
-	a->n = keep;
+	if (keep > 0) {
+		memmove(a->batch, a->batch + done, keep * sizeof(*a->batch));
+		a->queued = a->queued > done ? a->queued - done : 0;
+		a->n = keep;
+	} else {
+		audit_queue_after_write(a, chained);
+	}
 	free(ends);
 	free(hashes);
 	if (a->cb.written != NULL)
-		a->cb.written(a->cb.arg, first + done - 1, a->next_ticket - 1 - keep);
+		a->cb.written(a->cb.arg, ok_through, tried_through);
 	if (a->cfg->checkpoint_every > 0 && a->since_checkpoint >= a->cfg->checkpoint_every)
 		maybe_seal(a, AUDIT_SEAL_COUNT);
 }
@@ -366,8 +418,9 @@ static void timer_cb(evutil_socket_t fd, short what, void *arg)
 		maybe_seal(a, AUDIT_SEAL_TIME);
 }
 
-/* The `open` record of a file: reason, pid, and the audit key. 0 or -1. */
-static int append_open(struct audit *a, const char *reason)
+/* The `open` record of a file: reason, pid, and the audit key; at the batch's front, before the
+ * queue, when it opens a file after a reopen (it has no ticket then). 0 or -1. */
+static int append_open(struct audit *a, const char *reason, int front)
 {
 	struct audit_entry *e = next_entry(a);
 
@@ -380,6 +433,15 @@ static int append_open(struct audit *a, const char *reason)
 	e->u.open.reason = reason;
 	e->u.open.pid = getpid();
 	e->u.open.key = a->have_key ? &a->key : NULL;
+	if (front) {
+		struct audit_entry open = *e;
+
+		memmove(a->batch + 1, a->batch, a->n * sizeof(*a->batch));
+		a->batch[0] = open;
+		a->n++;
+		a->queued++;
+		return 0;
+	}
 	append(a);
 	return 0;
 }
@@ -404,7 +466,7 @@ int audit_start(struct audit *a, struct event_base *base, const struct audit_key
 		/* Best effort: the journal when it listens, else stderr. */
 		if (!a->journal)
 			a->fd = STDERR_FILENO;
-		if (append_open(a, "start") == 0)
+		if (append_open(a, "start", 0) == 0)
 			audit_flush(a);
 		log_info("audit: not configured; request records go to %s, unsealed "
 		    "(docs/audit.md)", a->fd == STDERR_FILENO ? "stderr" : "the journal");
@@ -413,7 +475,7 @@ int audit_start(struct audit *a, struct event_base *base, const struct audit_key
 	log_info("audit: records to %s%s%s, sealed %s, fail %s", a->cfg->file ? a->cfg->file : "",
 	    a->cfg->file && a->journal ? " and " : "", a->journal ? "the journal" : "",
 	    a->have_key ? "by the audit key" : "by no key", a->fail_closed ? "closed" : "open");
-	if (append_open(a, "start") != 0)
+	if (append_open(a, "start", 0) != 0)
 		return -1;
 	audit_flush(a);
 	return 0;
@@ -438,7 +500,7 @@ void audit_reopen(struct audit *a)
 	a->fd = fd;
 	log_info("audit: %s reopened, the chain goes on at seq %llu", a->cfg->file,
 	    (unsigned long long)a->seq + 1);
-	if (append_open(a, "reopen") == 0)
+	if (append_open(a, "reopen", 1) == 0)
 		audit_flush(a);
 }
 
@@ -448,6 +510,9 @@ void audit_stop(struct audit *a)
 		return;	/* never started */
 	seal_now(a, AUDIT_SEAL_STOP);
 	audit_flush(a);
+	if (a->n > 0)
+		log_error("audit: stopping with %zu records not written (the outage goes on): they "
+		    "are lost", a->n);
 }
 
 json_t *audit_status_json(const struct audit *a)
@@ -456,9 +521,10 @@ json_t *audit_status_json(const struct audit *a)
 
 	if (!a->cfg->configured)
 		return json_string("not configured");
-	o = json_pack("{s:s, s:I, s:I, s:I, s:I}", "state", a->failing ? "failing" : "ok",
+	o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "state", a->failing ? "failing" : "ok",
 	    "seq", (json_int_t)a->seq, "records", (json_int_t)a->records,
-	    "lost", (json_int_t)a->lost, "checkpoints", (json_int_t)a->checkpoints);
+	    "lost", (json_int_t)a->lost, "queued", (json_int_t)a->queued,
+	    "checkpoints", (json_int_t)a->checkpoints);
 	if (o != NULL && a->failing && json_object_set_new(o, "error", json_string(a->error)) != 0) {
 		json_decref(o);
 		return NULL;
@@ -471,6 +537,7 @@ void audit_free(struct audit *a)
 	free(a->batch);
 	free(a->buf);
 	free(a->tail);
+	free(a->owed);
 	if (a->timer != NULL)
 		event_free(a->timer);
 	audit_journal_free(&a->jr);

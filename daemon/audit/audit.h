@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "audit-drops.h"
 #include "audit-journal.h"
 #include "audit-record.h"
 #include "config.h"
@@ -19,10 +20,24 @@
  * from 1 in the order records were appended); after each write the `written` callback says which
  * tickets reached the file and journal and which did not, so that the server releases or
  * withholds the replies it held for them.
+ *
+ * While records cannot be written (an outage), the records of the answers given meanwhile wait
+ * at the front of the batch, in order, and are written first once a write goes through: the
+ * outage queue, AUDIT_QUEUE_MAX requests at most; the requests past it are counted in one
+ * `dropped` record (audit-drops.h) that waits at the queue's end. A signature withheld is not
+ * queued: the record of the answer given instead (audit-unavailable) is.
  */
+
+#define AUDIT_QUEUE_MAX 4096
 
 struct event_base;
 struct event;
+
+/* A request, by its connection and id, whose answer's record the log owes. */
+struct audit_owed {
+	unsigned long conn;
+	uint32_t id;
+};
 
 struct audit_callbacks {
 	/* Sends the key-holder an IPC_AUDIT_SEAL. 0 or -1. */
@@ -44,6 +59,7 @@ struct audit {
 	/* The chain: the last record written, and the key that seals it. */
 	uint64_t seq;
 	uint8_t hash[32];
+	uint64_t journal_seq;		/* the last record the journal took */
 	int have_key;
 	struct audit_key key;
 	/* Records appended since the last write (one array, reused), and the tail of a line a
@@ -51,6 +67,7 @@ struct audit {
 	struct audit_entry *batch;
 	size_t n, cap;
 	uint64_t next_ticket;
+	size_t queued;			/* of them, the first: the outage queue, ticketless */
 	struct audit_journal jr;	/* journald's back-pressure */
 	char *buf;
 	size_t buf_cap;
@@ -60,6 +77,15 @@ struct audit {
 	int failing;
 	char error[160];
 	uint64_t records, lost, checkpoints;
+	/* The outage: since when, what its queue took and dropped (for the line logged when
+	 * writing resumes), the counts of the `dropped` record waiting in the queue, and the
+	 * signatures withheld whose `ok` record is in a destination (a line a write cut, an entry
+	 * the journal took), whose answer's record is queued past the bound. */
+	uint64_t fail_since_us, outage_queued, outage_dropped;
+	struct audit_drops drops;
+	int drops_waiting;
+	struct audit_owed *owed;
+	size_t nowed, owed_cap;
 	/* Checkpoints. */
 	int sealing;			/* an IPC_AUDIT_SEAL is out */
 	struct ipc_audit_seal out;	/* the seal asked for */
@@ -107,7 +133,7 @@ void audit_reopen(struct audit *a);
 /* The orderly stop: the last records written and a `stop` checkpoint awaited (bounded). */
 void audit_stop(struct audit *a);
 
-/* STATUS's "audit": "not configured", or state, error, records, lost, checkpoints. */
+/* STATUS's "audit": "not configured", or state, error, records, lost, queued, checkpoints. */
 json_t *audit_status_json(const struct audit *a);
 
 /* Frees the batch and closes the file. */

@@ -27,7 +27,7 @@ N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551	# the gro
 # Every member a record may have, in the order the daemon writes them (docs/audit.md).
 ORDER = ["v", "type", "seq", "time", "prev", "reason", "pid", "audit_key", "conn", "id", "peer",
          "op", "key", "covers_seq", "covers_hash", "key_id", "digest", "message_sha256", "tls",
-         "result", "sig_sha256", "sig", "us"]
+         "result", "sig_sha256", "sig", "us", "records", "kinds"]
 TLS13 = {"kind": "tls13", "side": "server", "transcript_hash": "ab" * 48}
 TLS12 = {"kind": "tls12", "side": "client", "content_sha256": "cd" * 32}
 
@@ -160,6 +160,11 @@ class Log:
                 "result": "ok", "sig_sha256": sha256(b"sig %d" % i), "us": 120 + i}, mutate,
                 order)
         return self.seq
+
+    def dropped(self, records=125, kinds="ping ok 5, sign audit-unavailable 120", mutate=None,
+                order=True):
+        """What an outage's queue could not keep (docs/audit.md)."""
+        return self.record("dropped", {"records": records, "kinds": kinds}, mutate, order)
 
     def checkpoint(self, covers=None, reason="count", key=None, key_id=None, mutate=None,
                    high=False):
@@ -751,6 +756,62 @@ expect("a comm of 16 bytes", p, 1, at(p[0], 3, 3) + "member 'peer.comm': not 1 t
 p = request_log("comm-empty", mutate=lambda o: o["peer"].update(comm=""))
 expect("an empty comm", p, 1, at(p[0], 3, 3) + "member 'peer.comm': not 1 to 15 bytes")
 
+# ---- the dropped record of an audit outage --------------------------------------------------
+
+
+def dropped_log(name, **kw):
+    log = Log()
+    log.open()
+    log.request(2)
+    log.dropped(**kw)
+    log.request(1)
+    log.checkpoint(reason="stop")
+    return log.write(name)
+
+
+for kinds, records in [("ping ok 5, sign audit-unavailable 120", 125), ("frame bad-frame 1", 1),
+                       ("ping ok 2, sign ok 1, sign denied 4, sign audit-unavailable 9, "
+                        "sign-tls ok 3, frame unknown-type 1, other 7", 27), ("other 3", 3)]:
+    p = dropped_log("dropped", records=records, kinds=kinds)
+    expect("a dropped record: " + kinds, [*p, "--pubkey", KEY_A.pub_pem], 0,
+           "intact: 1 file, 6 records (3 requests, 1 checkpoints)", STOPPED)
+for kinds, records, why in [
+        ("ping ok 5, sign audit-unavailable 120", 124, "its counts do not sum to records"),
+        ("sign audit-unavailable 120, ping ok 5", 125, "a kind out of order or twice"),
+        ("ping ok 5, sign ok 5, ping ok 1", 11, "a kind out of order or twice"),
+        ("sign ok 1, sign ok 1", 2, "a kind out of order or twice"),
+        ("sign audit-unavailable 1, sign ok 1", 2, "a kind out of order or twice"),
+        ("sign fine 1", 1, "an entry whose op or result the format does not name"),
+        ("sign unknown-error 1", 1, "an entry whose op or result the format does not name"),
+        ("checkpoint ok 1", 1, "an entry whose op or result the format does not name"),
+        ("other 1, ping ok 1", 2, "not \"OP RESULT COUNT\" entries"),
+        ("ping ok 01", 1, "not \"OP RESULT COUNT\" entries"),
+        ("ping ok 0", 0, "member 'records': 0 is out of range"),
+        ("ping ok 0", 1, "not \"OP RESULT COUNT\" entries"),
+        ("ping ok 1,", 1, "not \"OP RESULT COUNT\" entries"),
+        ("ping ok 1, ", 1, "not \"OP RESULT COUNT\" entries"),
+        ("ping ok 1,sign ok 1", 2, "not \"OP RESULT COUNT\" entries"),
+        ("ping  ok 1", 1, "an entry whose op or result"),
+        ("ping ok", 1, "an entry whose op or result"),
+        ("ping ok 99999999999999999999", 1, "not \"OP RESULT COUNT\" entries"),
+        ("", 1, "member 'kinds': empty")]:
+    p = dropped_log("dropped-bad", records=records, kinds=kinds)
+    expect("a dropped record refused: %r" % kinds, [*p, "--pubkey", KEY_A.pub_pem], 1,
+           at(p[0], 4, 4) + ("" if why.startswith("member") else "member 'kinds': ") + why)
+p = dropped_log("dropped-extra", mutate=lambda o: o.update(conn=1))
+expect("a dropped record with a request's member", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[0], 4, 4) + "member 'conn': not a member of this record")
+p = dropped_log("dropped-missing", mutate=lambda o: o.pop("kinds"))
+expect("a dropped record without kinds", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[0], 4, 4) + "member 'kinds': missing")
+p = dropped_log("dropped-order", mutate=lambda o: o.update(records=o.pop("records")),
+                order=False)
+expect("a dropped record's members out of order", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[0], 4, 4) + "member 'records': out of order: it comes before 'kinds'")
+p = dropped_log("dropped-type", mutate=lambda o: o.update(records="125"))
+expect("a dropped record's records as a string", [*p, "--pubkey", KEY_A.pub_pem], 1,
+       at(p[0], 4, 4) + "member 'records': not an integer")
+
 # --pubkey: a PEM or DER SubjectPublicKeyInfo of the uncompressed point, or the bare point,
 # 65 bytes uncompressed or 33 compressed; a SubjectPublicKeyInfo of the compressed point is not
 point = bytes.fromhex(KEY_A.public)
@@ -772,7 +833,7 @@ expect("--pubkey as a SubjectPublicKeyInfo of the compressed point",
 # ---- the fuzz harness's seeds are records the verifier accepts ------------------------------
 seeds = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz", "corpus", "audit")
 expect("the seed series", [os.path.join(seeds, "sealed-series"), "--pubkey", KEY_A.pub_pem], 0,
-       "intact: 1 file, 7 records (4 requests, 2 checkpoints)", STOPPED)
+       "intact: 1 file, 8 records (4 requests, 2 checkpoints)", STOPPED)
 with open(os.path.join(seeds, "sealed-series"), "rb") as f:
     series = f.read().split(b"\n")
 for name in ("open", "request", "request-tls", "checkpoint"):

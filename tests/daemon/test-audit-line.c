@@ -4,7 +4,8 @@
  * json_dumps(JSON_PRESERVE_ORDER | JSON_COMPACT) of an object built here, independently, from the
  * same values in the order of docs/audit.md: the same bytes for a request record whose comm and
  * unit need every kind of escape and hold UTF-8, a TLS request, a request with no key or
- * signature, a checkpoint and an open record with its audit key. A line that does not fit, and
+ * signature, a checkpoint, an open record with its audit key and a dropped record (its kinds in
+ * their order, and summed as other past the member's length). A line that does not fit, and
  * comm or unit that is no UTF-8, are refused.
  */
 #include <jansson.h>
@@ -13,11 +14,41 @@
 
 #include "sha256.h"
 #include "testutil.h"
+#include "audit-drops.h"
 #include "audit-line.h"
 #include "audit-record.h"
 #include "hex.h"
 
 static const uint8_t prev[32] = { 0xff, 0x01 };
+static struct audit_drops drops;
+static char kinds[AUDIT_DROPS_KINDS_MAX];
+
+/* A request record of op and error counted dropped. */
+static void count_drop(const char *op, uint16_t error)
+{
+	struct audit_request_entry q = { .op = op, .error = error };
+
+	audit_drops_count(&drops, &q);
+}
+
+/* The sum of the counts of a kinds member (each entry ends with its count). */
+static uint64_t kinds_sum(const char *k)
+{
+	uint64_t sum = 0;
+
+	for (const char *p = k; p != NULL; p = strstr(p, ", ")) {
+		const char *space = NULL;
+
+		p += p == k ? 0 : 2;
+		for (const char *c = p; *c != '\0' && strncmp(c, ", ", 2) != 0; c++)
+			if (*c == ' ')
+				space = c;
+		if (space == NULL)
+			return 0;
+		sum += strtoull(space + 1, NULL, 10);
+	}
+	return sum;
+}
 
 /* Adds member name holding n bytes as hex. */
 static void set_hex(json_t *obj, const char *name, const uint8_t *bytes, size_t n)
@@ -186,5 +217,35 @@ int main(void)
 	set_hex(inner, "public", key.point, sizeof(key.point));
 	CHECK(json_object_set_new(want, "audit_key", inner) == 0);
 	same_as_jansson("open record", &e, 1, want);
+
+	/* A dropped record: its kinds in the format's order, ok first, an op not named as other. */
+	test_case = "dropped";
+	CHECK(audit_record_new(&e, AUDIT_DROPPED) == 0);
+	e.u.dropped.drops = &drops;
+	for (int i = 0; i < 3; i++) {
+		count_drop("sign", PROTO_E_AUDIT_UNAVAILABLE);
+		count_drop("ping", 0);
+	}
+	count_drop("sign", 0);
+	count_drop("frame", PROTO_E_BAD_FRAME);
+	count_drop("nonsense", 0);
+	want = chain_members("dropped", 7, &e);
+	CHECK(json_object_set_new(want, "records", json_integer(9)) == 0);
+	CHECK(json_object_set_new(want, "kinds", json_string("ping ok 3, sign ok 1, "
+	    "sign audit-unavailable 3, frame bad-frame 1, other 1")) == 0);
+	same_as_jansson("dropped record", &e, 7, want);
+
+	/* Every kind at once, with counts of 20 digits: what does not fit is summed as other. */
+	test_case = "dropped, every kind";
+	memset(&drops, 0, sizeof(drops));
+	for (size_t op = 0; op < AUDIT_DROPS_OPS; op++)
+		for (size_t code = 0; code <= PROTO_E_MAX; code++)
+			drops.by[op][code] = 10000000000000000000ULL / 256;
+	drops.records = AUDIT_DROPS_OPS * (PROTO_E_MAX + 1) * (10000000000000000000ULL / 256);
+	audit_drops_kinds(&drops, kinds);
+	CHECK(strlen(kinds) < AUDIT_DROPS_KINDS_MAX);
+	CHECK(strncmp(kinds, "ping ok ", 8) == 0);
+	CHECK(strstr(kinds, ", other ") != NULL);
+	CHECK_INT(kinds_sum(kinds), drops.records);
 	return test_done("audit-line");
 }

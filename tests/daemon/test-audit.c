@@ -11,7 +11,12 @@
  * tmpfs filled up), then room again; fail open; journald's queue full (a datagram socket nobody
  * reads): records wait without failing, then go once it drains, and are lost past the bound on
  * how many wait or how long; a second log on the same file continuing the chain, checkpoints
- * included, and a file whose last line is cut refused.
+ * included, and a file whose last line is cut refused. An outage with the server's gate played in
+ * full (a withheld signature answered audit-unavailable, and that answer recorded): the records
+ * of the answers given meanwhile are queued and written in order once there is room, the cut
+ * `ok` line of a withheld signature is followed by its audit-unavailable record; past the
+ * queue's bound a `dropped` record counts the rest by op and result; a reopen puts the new
+ * file's open record before the queue; with the journal on, each record reaches it once.
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -44,6 +49,9 @@ struct fixture {
 	uint32_t id_of[TICKETS];	/* the request id of a ticket's record */
 	uint64_t released, withheld, last_tried;
 	uint32_t next_id;
+	/* The gate's audit-unavailable answer to each signature withheld, and its record. */
+	int gate;
+	uint8_t was_withheld[TICKETS];	/* by request id */
 	/* The key-holder's part: a seal asked for and not answered yet. */
 	int seal_out;
 	unsigned seals;
@@ -119,6 +127,25 @@ static void free_log(struct log *l)
 	memset(l, 0, sizeof(*l));
 }
 
+static const struct ucred peer = { .pid = 4242, .uid = 1000, .gid = 1000 };
+
+/* A record of an answer that is no signature: op, the error answered (0: ok), a new id. */
+static uint32_t answer(struct fixture *f, const char *op, uint16_t error, uint32_t id)
+{
+	struct audit_request r = { .peer = &peer, .op = op, .id = id ? id : f->next_id++,
+		.error = error, .us = 5, .conn = 1 };
+
+	CHECK(audit_request(&f->a, &r) > 0);
+	return r.id;
+}
+
+/* As the gate answers a signature withheld (reply.c, release): audit-unavailable, recorded. */
+static void answer_instead(struct fixture *f, uint32_t id)
+{
+	f->was_withheld[id] = 1;
+	answer(f, "sign", PROTO_E_AUDIT_UNAVAILABLE, id);
+}
+
 /* The server's release: a signature goes out only when its record is in the file, whole. */
 static void written_cb(void *arg, uint64_t ok_through, uint64_t tried_through)
 {
@@ -128,17 +155,19 @@ static void written_cb(void *arg, uint64_t ok_through, uint64_t tried_through)
 	CHECK(tried_through >= f->last_tried);
 	CHECK(ok_through <= tried_through);
 	f->last_tried = tried_through;
-	if (f->cfg.file != NULL)
+	if (f->cfg.file != NULL && access(f->cfg.file, F_OK) == 0)	/* not in a rotation */
 		read_log(f->cfg.file, &l);
 	for (uint64_t t = 1; t <= tried_through && t < TICKETS; t++) {
 		if (!f->held[t])
 			continue;
 		f->held[t] = 0;
 		if (t <= ok_through) {
-			CHECK(l.has_id[f->id_of[t]]);	/* released: its record is written */
+			CHECK(l.has_id != NULL && l.has_id[f->id_of[t]]);	/* its record is written */
 			f->released++;
 		} else {
 			f->withheld++;
+			if (f->gate)
+				answer_instead(f, f->id_of[t]);
 		}
 	}
 	free_log(&l);
@@ -203,10 +232,9 @@ static void teardown(struct fixture *f)
 /* A signed request, its reply held by its ticket as the server holds it. */
 static void request(struct fixture *f)
 {
-	static const struct ucred peer = { .pid = 4242, .uid = 1000, .gid = 1000 };
 	static const uint8_t sig[64] = { 7 };
 	struct audit_request r = { .peer = &peer, .op = "sign", .id = f->next_id, .sig = sig,
-		.sig_len = sizeof(sig), .us = 3 };
+		.sig_len = sizeof(sig), .us = 3, .conn = 1 };
 	uint64_t t = audit_request(&f->a, &r);
 
 	CHECK(t > 0 && t < TICKETS);
@@ -537,6 +565,334 @@ static void test_restart(void)
 	free_log(&l);
 }
 
+/* The server's flush before it writes a turn's replies (replies_before_write): the turn's
+ * records, then those of the answers given instead of signatures withheld. */
+static void turn(struct fixture *f)
+{
+	audit_flush(&f->a);
+	audit_flush(&f->a);
+}
+
+/* STATUS's audit member name, as a number. */
+static json_int_t status_number(const struct audit *a, const char *name)
+{
+	json_t *o = audit_status_json(a);
+	json_int_t v = json_integer_value(json_object_get(o, name));
+
+	json_decref(o);
+	return v;
+}
+
+/* Every whole line of the file, as records in order. */
+static json_t *load_records(const char *path)
+{
+	json_t *all = json_array();
+	char line[8192];
+	FILE *fp = fopen(path, "r");
+
+	if (fp == NULL || all == NULL)
+		test_fatal("cannot read the audit file back");
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		json_t *rec = json_loads(line, 0, NULL);
+
+		CHECK(rec != NULL);
+		if (rec != NULL)
+			json_array_append_new(all, rec);
+	}
+	fclose(fp);
+	return all;
+}
+
+/*
+ * What the file says of every answer, checked against what was answered: the requests in the
+ * order they were answered (ids increasing), each once but for a signature withheld, whose
+ * record is its audit-unavailable one, after its cut `ok` line when that was written. Returns
+ * how many such cut `ok` lines it found.
+ */
+static unsigned check_answers(const struct fixture *f, json_t *recs)
+{
+	static uint8_t seen_instead[TICKETS];
+	uint32_t last = 0;
+	unsigned cut_ok = 0;
+	size_t i;
+	json_t *r;
+
+	memset(seen_instead, 0, sizeof(seen_instead));
+	json_array_foreach(recs, i, r) {
+		uint32_t id = (uint32_t)json_integer_value(json_object_get(r, "id"));
+		const char *result = member_text(r, "result");
+
+		if (strcmp(member_text(r, "type"), "request") != 0 || id == 0 || id >= TICKETS)
+			continue;
+		if (f->was_withheld[id] && strcmp(result, "audit-unavailable") == 0) {
+			CHECK(!seen_instead[id]);
+			seen_instead[id] = 1;
+			continue;
+		}
+		CHECK(id > last);	/* in order, once each */
+		last = id;
+		if (f->was_withheld[id]) {
+			/* a withheld signature's cut line, before the record of its answer */
+			CHECK(strcmp(result, "ok") == 0);
+			CHECK(!seen_instead[id]);
+			cut_ok++;
+		}
+	}
+	for (uint32_t id = 1; id < f->next_id; id++)
+		if (f->was_withheld[id])
+			CHECK(seen_instead[id]);	/* every answer given instead is recorded */
+	return cut_ok;
+}
+
+static void mount_small(const char *dir)
+{
+	if (mkdir(dir, 0755) != 0 || mount("tmpfs", dir, "tmpfs", 0, "size=64k") != 0)
+		test_fatal("cannot mount a small tmpfs");
+}
+
+static void unmount_small(const char *dir)
+{
+	CHECK(umount2(dir, 0) == 0);
+	CHECK(rmdir(dir) == 0);
+}
+
+/*
+ * A full disk under signing load, the gate played in full: answers of every kind go on during
+ * the outage (refusals of signing, pings, a denial), their records wait in the queue, and once
+ * there is room they are written in the order they were answered; the signature whose line the
+ * disk cut is followed by its audit-unavailable record. No checkpoint while records wait.
+ */
+static void test_outage_queue(void)
+{
+	static struct fixture f;
+	uint64_t queued;
+	json_t *recs;
+	struct log l = { 0 };
+
+	test_case = "outage queue";
+	mount_small("/run/outage");
+	setup(&f, "/run/outage/audit.log", 0, 1);
+	f.gate = 1;
+	requests(&f, 2);
+	turn(&f);
+	CHECK_INT(f.released, 2);
+	fill_up("/run/outage/filler");
+	/* Signatures until the file's last page is full and writes fail: the line cut at its end
+	 * is a signature's. */
+	for (int i = 0; i < 100 && audit_available(&f.a); i++) {
+		requests(&f, 3);
+		turn(&f);
+	}
+	CHECK(!audit_available(&f.a));
+	CHECK(f.withheld > 0);
+	/* The outage: signing refused (request.c), others answered; all of it queued. */
+	queued = (uint64_t)status_number(&f.a, "queued");
+	CHECK(queued >= f.withheld);	/* at least the answers given instead */
+	for (int i = 0; i < 20; i++) {
+		answer(&f, "sign", PROTO_E_AUDIT_UNAVAILABLE, 0);
+		answer(&f, "ping", 0, 0);
+		answer(&f, "sign-message", PROTO_E_DENIED, 0);
+		turn(&f);
+	}
+	CHECK_INT(status_number(&f.a, "queued"), queued + 60);
+	CHECK_INT(status_number(&f.a, "lost"), 0);
+	CHECK(state_is(&f.a, "failing"));
+	f.a.last_plain_seq = f.a.seq + 1;	/* a time checkpoint would be due */
+	f.a.ticks = 100;
+	CHECK(event_base_loop(f.base, EVLOOP_NONBLOCK) == 0);
+	CHECK(!f.seal_out);		/* none while the log is failing */
+	/* Room again: the queue is written first, in order, then what comes next. */
+	CHECK(unlink("/run/outage/filler") == 0);
+	audit_flush(&f.a);	/* the timer's retry */
+	CHECK(audit_available(&f.a));
+	CHECK(state_is(&f.a, "ok"));
+	CHECK_INT(status_number(&f.a, "queued"), 0);
+	requests(&f, 2);
+	answer(&f, "pubkey", 0, 0);
+	turn(&f);
+	CHECK_INT(held_count(&f), 0);
+	read_log(f.cfg.file, &l);
+	CHECK(l.chain_ok);
+	CHECK(!l.cut);
+	CHECK_INT(f.a.seq, l.last_seq);
+	recs = load_records(f.cfg.file);
+	CHECK_INT(json_array_size(recs), l.lines);
+	/* The signature's line cut at the page's end, finished: its ok, then its answer's. */
+	CHECK_INT(check_answers(&f, recs), 1);
+	CHECK(strcmp(member_text(json_array_get(recs, json_array_size(recs) - 1), "op"),
+	    "pubkey") == 0);
+	json_decref(recs);
+	free_log(&l);
+	teardown(&f);
+	unmount_small("/run/outage");
+}
+
+/* The requests of the queue, as they are written once there is room: ops and results. */
+static void check_kinds_line(json_t *rec, json_int_t records, const char *kinds)
+{
+	CHECK(strcmp(member_text(rec, "type"), "dropped") == 0);
+	CHECK_INT(json_integer_value(json_object_get(rec, "records")), records);
+	CHECK(strcmp(member_text(rec, "kinds"), kinds) == 0);
+	if (strcmp(member_text(rec, "kinds"), kinds) != 0)
+		fprintf(stderr, "kinds: %s, expected %s\n", member_text(rec, "kinds"), kinds);
+}
+
+/*
+ * The queue's bound: a write cuts a signature's line, then more answers than the queue keeps;
+ * those past it are dropped and counted by op and result in one `dropped` record after the
+ * queue, and the answer given instead of the cut signature is kept past the bound, so that
+ * its record still follows the cut ok line. The counts start again after the record.
+ */
+static void test_queue_bound(void)
+{
+	static struct fixture f;
+	struct log l = { 0 };
+	json_t *recs, *r;
+	uint32_t cut_id, first_ping;
+	size_t n, i, cut_at = 0, instead_at = 0;
+	off_t size;
+
+	test_case = "queue bound";
+	setup(&f, "/run/bound.log", 0, 1);
+	f.gate = 1;
+	turn(&f);
+	size = file_size(f.cfg.file);
+	set_file_limit((rlim_t)size + 100);	/* the next line is cut 100 bytes in */
+	cut_id = f.next_id;
+	request(&f);
+	first_ping = f.next_id;
+	for (unsigned k = 0; k < AUDIT_QUEUE_MAX + 7; k++)
+		answer(&f, "ping", 0, 0);
+	for (unsigned k = 0; k < 5; k++)
+		answer(&f, "sign-tls", PROTO_E_AUDIT_UNAVAILABLE, 0);
+	answer(&f, "frame", PROTO_E_BAD_FRAME, 0);
+	turn(&f);
+	CHECK_INT(f.withheld, 1);
+	CHECK(f.was_withheld[cut_id]);
+	/* the queue: its bound, the dropped record, and the answer owed to the cut signature */
+	CHECK_INT(status_number(&f.a, "queued"), AUDIT_QUEUE_MAX + 2);
+	CHECK_INT(status_number(&f.a, "lost"), 7 + 5 + 1);
+	answer(&f, "verify", 0, 0);	/* the queue is full: dropped too */
+	turn(&f);
+	CHECK_INT(status_number(&f.a, "lost"), 14);
+	set_file_limit(RLIM_INFINITY);
+	audit_flush(&f.a);
+	CHECK(state_is(&f.a, "ok"));
+	answer(&f, "ping", 0, 0);	/* after the outage */
+	turn(&f);
+	read_log(f.cfg.file, &l);
+	CHECK(l.chain_ok);
+	CHECK(!l.cut);
+	recs = load_records(f.cfg.file);
+	n = json_array_size(recs);
+	CHECK_INT(n, 1 + 1 + AUDIT_QUEUE_MAX + 1 + 1 + 1);	/* open, cut, queue, dropped, ... */
+	json_array_foreach(recs, i, r) {
+		uint32_t id = (uint32_t)json_integer_value(json_object_get(r, "id"));
+
+		if (id == cut_id && strcmp(member_text(r, "result"), "ok") == 0)
+			cut_at = i;
+		if (id == cut_id && strcmp(member_text(r, "result"), "audit-unavailable") == 0)
+			instead_at = i;
+	}
+	CHECK_INT(cut_at, 1);		/* the cut line, finished first */
+	CHECK_INT(json_integer_value(json_object_get(json_array_get(recs, 2), "id")), first_ping);
+	CHECK_INT(json_integer_value(json_object_get(json_array_get(recs, 1 + AUDIT_QUEUE_MAX),
+	    "id")), first_ping + AUDIT_QUEUE_MAX - 1);
+	check_kinds_line(json_array_get(recs, 2 + AUDIT_QUEUE_MAX), 14,
+	    "ping ok 7, verify ok 1, sign-tls audit-unavailable 5, frame bad-frame 1");
+	CHECK_INT(instead_at, 3 + AUDIT_QUEUE_MAX);	/* past the bound, after its ok line */
+	CHECK(strcmp(member_text(json_array_get(recs, n - 1), "op"), "ping") == 0);
+	CHECK(check_answers(&f, recs) == 1);
+	json_decref(recs);
+
+	/* The next outage's dropped record counts its own drops only. */
+	test_case = "queue bound, a second outage";
+	set_file_limit((rlim_t)file_size(f.cfg.file));
+	for (unsigned k = 0; k < AUDIT_QUEUE_MAX + 2; k++)
+		answer(&f, "status", 0, 0);
+	turn(&f);
+	CHECK_INT(status_number(&f.a, "lost"), 16);
+	set_file_limit(RLIM_INFINITY);
+	audit_flush(&f.a);
+	recs = load_records(f.cfg.file);
+	check_kinds_line(json_array_get(recs, json_array_size(recs) - 1), 2, "status ok 2");
+	json_decref(recs);
+	free_log(&l);
+	teardown(&f);
+}
+
+/*
+ * The file failing, the journal not: each record goes to the journal once, not once a retry,
+ * and a signature withheld whose ok record the journal took is in the file too once there is
+ * room, followed by the record of its answer, as in the journal.
+ */
+static void test_journal_outage(void)
+{
+	static struct fixture f;
+	json_t *recs;
+	size_t got;
+	int jfd;
+
+	test_case = "file outage, journal on";
+	if ((jfd = journal_bind()) < 0)
+		test_fatal("cannot bind the journal's socket");
+	setup(&f, "/run/jfail.log", 1, 1);
+	f.gate = 1;
+	turn(&f);
+	drain(jfd);
+	set_file_limit((rlim_t)file_size(f.cfg.file));
+	request(&f);
+	for (int k = 0; k < 5; k++) {
+		for (int i = 0; i < 5; i++)	/* within the journal's queue of 10 datagrams */
+			answer(&f, "ping", 0, 0);
+		turn(&f);
+		got = drain(jfd);
+		CHECK_INT(got, k == 0 ? 1 + 5 + 1 : 5);	/* the sign, its answer, pings */
+	}
+	CHECK_INT(f.withheld, 1);
+	CHECK_INT(status_number(&f.a, "queued"), 1 + 1 + 25);
+	set_file_limit(RLIM_INFINITY);
+	audit_flush(&f.a);
+	CHECK(state_is(&f.a, "ok"));
+	CHECK_INT(drain(jfd), 0);	/* nothing sent twice */
+	recs = load_records(f.cfg.file);
+	CHECK_INT(json_array_size(recs), 1 + 1 + 1 + 25);
+	CHECK_INT(check_answers(&f, recs), 1);	/* its ok, then its answer */
+	json_decref(recs);
+	teardown(&f);
+	close(jfd);
+	CHECK(unlink(TEST_JOURNAL_SOCKET) == 0);
+}
+
+/* A reopen during an outage: the new file begins with its open record, then the queue. */
+static void test_reopen_queue(void)
+{
+	static struct fixture f;
+	json_t *recs;
+
+	test_case = "reopen with a queue";
+	setup(&f, "/run/reopen.log", 0, 1);
+	requests(&f, 4);	/* the old file longer than the new one's open and queue */
+	turn(&f);
+	set_file_limit((rlim_t)file_size(f.cfg.file));
+	answer(&f, "ping", 0, 0);
+	answer(&f, "ping", 0, 0);
+	turn(&f);
+	CHECK_INT(status_number(&f.a, "queued"), 2);
+	/* The limit stays: the old file is at it, the new one has room below it. */
+	CHECK(rename("/run/reopen.log", "/run/reopen.log.1") == 0);
+	audit_reopen(&f.a);
+	set_file_limit(RLIM_INFINITY);
+	recs = load_records(f.cfg.file);
+	CHECK_INT(json_array_size(recs), 3);
+	CHECK(strcmp(member_text(json_array_get(recs, 0), "type"), "open") == 0);
+	CHECK(strcmp(member_text(json_array_get(recs, 1), "op"), "ping") == 0);
+	CHECK(strcmp(member_text(json_array_get(recs, 2), "op"), "ping") == 0);
+	CHECK(state_is(&f.a, "ok"));
+	json_decref(recs);
+	teardown(&f);
+}
+
 int main(void)
 {
 	if (private_run() != 0) {
@@ -550,5 +906,9 @@ int main(void)
 	test_fail_open();
 	test_journal_busy();
 	test_restart();
+	test_outage_queue();
+	test_queue_bound();
+	test_reopen_queue();
+	test_journal_outage();
 	return test_done("audit");
 }

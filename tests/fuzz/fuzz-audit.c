@@ -35,7 +35,7 @@ static void one_record(const uint8_t *data, size_t size)
 		check_reason(why);
 		return;
 	}
-	if (r.type > AUDIT_CHECKPOINT || r.seq == 0 || strlen(r.time) != AUDIT_TIME_LEN ||
+	if (r.type > AUDIT_DROPPED || r.seq == 0 || strlen(r.time) != AUDIT_TIME_LEN ||
 	    r.time[AUDIT_TIME_LEN - 1] != 'Z')
 		abort();
 }

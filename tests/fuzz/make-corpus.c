@@ -119,7 +119,7 @@ static int eip_files(const char *name, const uint8_t digest[32], const uint8_t s
  * prev; a checkpoint's are made here, with the seal signed by KEYS[0] (low s). */
 static const struct {
 	const char *type;
-	const char *members;		/* an open's or a request's */
+	const char *members;		/* an open's, a request's or a dropped one's */
 	const char *reason;		/* a checkpoint's */
 	uint64_t covers;
 	const char *seed;		/* this line alone is the seed of this name too */
@@ -145,7 +145,9 @@ static const struct {
 	  "\"abababababababababababababababababababababababababababababababababababababababababababababababab\"},"
 	  "\"result\":\"ok\",\"sig_sha256\":\"1e87aec6da6849a935021fa10fcd2386f1baaaf656dbdf8aed8ff82d9cffbf71\","
 	  "\"us\":125", NULL, 0, "request-tls" },
-	{ "checkpoint", NULL, "stop", 6, NULL },
+	{ "dropped", "\"records\":3,\"kinds\":\"ping ok 1, sign audit-unavailable 2\"", NULL, 0,
+	  "dropped" },
+	{ "checkpoint", NULL, "stop", 7, NULL },
 };
 #define NAUDIT (sizeof(AUDIT) / sizeof(AUDIT[0]))
 #define AUDIT_LINE 1024
