@@ -689,6 +689,9 @@ static void finish(struct parent *d)
 	if (d->base != NULL) {
 		signers_cancel(&d->signers, PROTO_E_SHUTTING_DOWN);
 		replies_drop_held(d->replies);	/* for connections that go now */
+		/* No STATUS= from here: the key-holder's messages read while the stop checkpoint is
+		 * awaited (a reload's signers) must not build it from the server freed now. */
+		d->ready = 0;
 		server_free(d->srv);
 		audit_stop(&d->audit);	/* the last records, and the stop checkpoint awaited */
 	}
