@@ -15,7 +15,7 @@ build=$1
 out=docs/figures
 mkdir -p "$out"
 if [ "${2:-}" != --plot-only ]; then
-	"$build/bench/bench-compare" --seconds 2 --runs 3 --json >"$out/compare.json"
+	"$build/bench/bench-compare" --seconds 2 --json >"$out/compare.json"
 	"$build/bench/bench-load" --connections 1,4,16,64 --seconds 3 --light --json >"$out/load.json"
 	python3 bench/bench-tls.py "$build" --seconds 2 --rounds 3 --idle-seconds 10 >"$out/tls.out"
 fi
