@@ -87,7 +87,7 @@ def cpu_figure(ld, out):
     for ax, vas in zip(axes, (False, True)):
         rows = [r for r in ld["runs"] if r["verify_after_sign"] is vas and r["run"] == 1]
         rows.sort(key=lambda r: (r["interval_us"] == 0, r["connections"]))
-        labels = ["1, every %d us" % r["interval_us"] if r["interval_us"] else
+        labels = ["1, one\nevery %d us" % r["interval_us"] if r["interval_us"] else
                   "%d" % r["connections"] for r in rows]
         parent = [r["cpu_us_per_sign"]["parent"] for r in rows]
         signers = [r["cpu_us_per_sign"]["workers"] for r in rows]
