@@ -15,11 +15,16 @@
  * MODE gives its daemon's key that nonce mode (hedged by default); --interval-us N sends each
  * connection's next request N us after its previous one instead of as soon as an answer
  * arrives (a light load: latency without queueing, and idle time in the daemon). --pin D:L runs
- * its daemon on the CPUs D and the load on the CPUs L (lists such as 0 or 0,1).
+ * its daemon on the CPUs D and the load on the CPUs L (lists such as 0 or 0,1). --light adds,
+ * for each daemon, a light-load row: one connection, a request every 1,000 us, with the daemon's
+ * CPU per request less the CPU time of one in-process p256_sign (p256_sign_checked with
+ * verify_after_sign) of the same run, which the machine's other work moves less than wall time.
+ * --idle-seconds S counts, before the load, the wake-ups of each of its daemon's processes over
+ * S seconds with no client (/proc/PID/status context switches).
  *   bench-load [--socket PATH | --daemon PATH] [--connections 1,4,16,64] [--depth N]
  *              [--seconds S] [--runs N] [--workers N] [--busy-poll US] [--key NAME]
  *              [--nonce hedged|deterministic|precomputed] [--interval-us N]
- *              [--pin DAEMON_CPUS:LOAD_CPUS] [--json]
+ *              [--pin DAEMON_CPUS:LOAD_CPUS] [--light] [--idle-seconds S] [--json]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -48,6 +53,8 @@
 #define ID_SLOTS (1u << 20)		/* send times by request id; far above conns x depth */
 #define RBUF 65536
 #define MAX_RUNS 50
+#define LIGHT_INTERVAL_US 1000		/* --light: one request a millisecond */
+#define MAX_SIGNERS 64			/* counted by --idle-seconds */
 
 struct options {
 	const char *socket;
@@ -63,6 +70,8 @@ struct options {
 	unsigned workers;
 	int busy_poll_us;		/* -1: the daemon's default */
 	int json;
+	int light;			/* --light: the light-load row too */
+	double idle_s;			/* --idle-seconds: 0, not counted */
 	int pinned;			/* --pin: the own daemon and the load on these CPUs */
 	cpu_set_t daemon_cpus, load_cpus;
 };
@@ -77,6 +86,8 @@ struct result {
 	unsigned run;			/* 1..runs */
 	int verify_after_sign;		/* -1: unknown (external daemon) */
 	unsigned conns, depth;
+	unsigned interval_us;		/* 0: closed loop; else a request this often per connection */
+	int light;			/* the --light row */
 	double seconds, rate, p50_us, p99_us;
 	double per_cpu_s;		/* signs per CPU-second of daemon and bench-load; 0: unknown */
 	struct cpu_split us_per_sign;	/* microseconds; the daemon's 0: unknown */
@@ -85,8 +96,20 @@ struct result {
 	double cpu_ratio;		/* per_cpu_s / in-process signs per CPU-second; 0: unknown */
 	double sign_us;			/* in-process time of one signature, of this run */
 	double sign_checked_us;		/* and of one verified before release (p256_sign_checked) */
+	double sign_cpu_us;		/* their CPU time (less moved by other work on the machine) */
+	double sign_checked_cpu_us;
 	double daemon_cpu_ratio;	/* (parent + workers) CPU per signature / sign_us, or
 					 * sign_checked_us with verify_after_sign; 0: unknown */
+	double daemon_over_sign_us;	/* (parent + workers) CPU per signature less the CPU time of
+					 * one in-process signature (checked with verify_after_sign) */
+};
+
+/* --idle-seconds: the wake-ups per second of each process of one daemon with no client. */
+struct idle {
+	unsigned run;
+	int verify_after_sign;
+	double parent, keyholder, signers[MAX_SIGNERS];
+	size_t nsigners;
 };
 
 struct bconn {
@@ -172,6 +195,8 @@ struct yardstick {
 	double rate1_checked;		/* the same with p256_sign_checked */
 	double rate_all;		/* signs/s on every core */
 	double per_cpu_s;		/* signs per CPU-second */
+	double per_cpu_s1;		/* on one thread: p256_sign per CPU-second */
+	double per_cpu_s1_checked;	/* and p256_sign_checked */
 };
 
 /* Keeps in *best the better of each figure of *best and *y. */
@@ -182,16 +207,18 @@ static void keep_best(struct yardstick *best, const struct yardstick *y)
 	    best->rate1_checked;
 	best->rate_all = y->rate_all > best->rate_all ? y->rate_all : best->rate_all;
 	best->per_cpu_s = y->per_cpu_s > best->per_cpu_s ? y->per_cpu_s : best->per_cpu_s;
+	best->per_cpu_s1 = y->per_cpu_s1 > best->per_cpu_s1 ? y->per_cpu_s1 : best->per_cpu_s1;
+	best->per_cpu_s1_checked = y->per_cpu_s1_checked > best->per_cpu_s1_checked ?
+	    y->per_cpu_s1_checked : best->per_cpu_s1_checked;
 }
 
 /* Measures the yardstick, keeping the best figures seen so far. */
 static int measure_yardstick(const struct p256_key *key, long cores, struct yardstick *y)
 {
 	struct yardstick now;
-	double cpu1;
 
-	if (inprocess_rate(key, 0, 1, 1.0, &now.rate1, &cpu1) != 0 ||
-	    inprocess_rate(key, 1, 1, 0.5, &now.rate1_checked, &cpu1) != 0 ||
+	if (inprocess_rate(key, 0, 1, 1.0, &now.rate1, &now.per_cpu_s1) != 0 ||
+	    inprocess_rate(key, 1, 1, 0.5, &now.rate1_checked, &now.per_cpu_s1_checked) != 0 ||
 	    inprocess_rate(key, 0, cores < 1 ? 1 : (unsigned)cores, 2.0, &now.rate_all,
 	    &now.per_cpu_s) != 0)
 		return -1;
@@ -338,6 +365,8 @@ struct load {
 	pid_t daemon;			/* 0: not ours, its CPU time is unknown */
 	char daemon_cpus[64];		/* with --pin: the CPUs the kernel let it run on */
 	char load_cpus[64];		/* and the load */
+	struct idle *idle;		/* --idle-seconds: one per daemon started */
+	size_t nidle;
 };
 
 /* Writes n new requests to c. */
@@ -439,7 +468,8 @@ static int send_due(struct load *l, struct bconn *c, unsigned nconns, int counti
 	return owing;
 }
 
-static int run_load(struct load *l, const char *sock, unsigned nconns, struct result *res)
+static int run_load(struct load *l, const char *sock, unsigned nconns, unsigned interval_us,
+	struct result *res)
 {
 	struct bconn *c = calloc(nconns, sizeof(*c));
 	struct epoll_event ev[64];
@@ -476,7 +506,7 @@ static int run_load(struct load *l, const char *sock, unsigned nconns, struct re
 	for (i = 0; i < nconns; i++) {
 		if (send_requests(l, &c[i], l->o->depth) != 0)
 			goto out;
-		c[i].due_ns = mono_ns() + l->o->interval_us * 1000ull;
+		c[i].due_ns = mono_ns() + interval_us * 1000ull;
 		inflight += l->o->depth;
 	}
 	for (;;) {
@@ -505,9 +535,9 @@ static int run_load(struct load *l, const char *sock, unsigned nconns, struct re
 				goto out;
 			}
 			inflight -= done;
-			if (counting && done > 0 && l->o->interval_us > 0) {
+			if (counting && done > 0 && interval_us > 0) {
 				if (b->owed == 0)
-					b->due_ns += l->o->interval_us * 1000ull;
+					b->due_ns += interval_us * 1000ull;
 				b->owed += done;
 			} else if (counting && done > 0) {
 				if (send_requests(l, b, done) != 0)
@@ -518,6 +548,7 @@ static int run_load(struct load *l, const char *sock, unsigned nconns, struct re
 	}
 	qsort(l->lat_ns, l->nlat, sizeof(*l->lat_ns), cmp_u32);
 	res->conns = nconns;
+	res->interval_us = interval_us;
 	res->depth = l->o->depth;
 	res->seconds = l->o->seconds;
 	res->rate = (double)l->nlat / l->o->seconds;
@@ -554,7 +585,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: bench-load [--socket PATH | --daemon PATH] [--connections 1,4,16,64]\n"
 	    "                  [--depth N] [--seconds S] [--runs N] [--workers N] [--busy-poll US]\n"
 	    "                  [--key NAME] [--nonce hedged|deterministic|precomputed]\n"
-	    "                  [--interval-us N] [--pin DAEMON_CPUS:LOAD_CPUS] [--json]\n");
+	    "                  [--interval-us N] [--pin DAEMON_CPUS:LOAD_CPUS] [--light]\n"
+	    "                  [--idle-seconds S] [--json]\n");
 }
 
 /* "0,1": a set of CPU numbers; -1 when s is not such a list. */
@@ -628,6 +660,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "nonce", required_argument, NULL, 'n' },
 		{ "interval-us", required_argument, NULL, 'i' },
 		{ "pin", required_argument, NULL, 'P' },
+		{ "light", no_argument, NULL, 'l' },
+		{ "idle-seconds", required_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -681,6 +715,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 			if (parse_pin(optarg, o) != 0)
 				return -1;
 			break;
+		case 'l': o->light = 1; break;
+		case 'I':
+			o->idle_s = strtod(optarg, NULL);
+			if (!(o->idle_s > 0 && o->idle_s <= 600))
+				return -1;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -705,19 +745,23 @@ static int make_template(struct load *l)
 	return proto_encode_request(&req, l->tmpl, sizeof(l->tmpl), &l->tmpl_len);
 }
 
-/* Runs every connection count against sock, appending to res. */
+/* Runs every connection count against sock, and with --light the light-load row, appending to
+ * res. */
 static int run_all(struct load *l, const char *sock, int vas, struct result *res, size_t *n)
 {
-	for (size_t i = 0; i < l->o->nconns; i++) {
+	for (size_t i = 0; i < l->o->nconns + (l->o->light != 0); i++) {
 		struct result *r = &res[(*n)++];
+		int light = i == l->o->nconns;
 
 		r->verify_after_sign = vas;
-		if (run_load(l, sock, l->o->conns[i], r) != 0)
+		r->light = light;
+		if (run_load(l, sock, light ? 1 : l->o->conns[i],
+			light ? LIGHT_INTERVAL_US : l->o->interval_us, r) != 0)
 			return -1;
 		if (!l->o->json)
-			printf("%-17s %5u %5u %12.0f %10.0f %9.1f %9.1f %7lu\n",
+			printf("%-17s %5u %5u %12.0f %10.0f %9.1f %9.1f %7lu %9u\n",
 			    vas < 0 ? "-" : vas ? "on" : "off", r->conns, r->depth, r->rate,
-			    r->per_cpu_s, r->p50_us, r->p99_us, r->errors);
+			    r->per_cpu_s, r->p50_us, r->p99_us, r->errors, r->interval_us);
 		fflush(stdout);
 	}
 	return 0;
@@ -753,6 +797,40 @@ out:
 	return r;
 }
 
+/*
+ * --idle-seconds: the daemon's processes (parent, key-holder, its signers) with no client, their
+ * context switches counted over o->idle_s once two seconds have passed since the warm-up request
+ * (what that request left due, its timeout's check a second later or a ping, is not the idle
+ * daemon's). Appended
+ * to l->idle; 0, or -1 when the processes are not found.
+ */
+static int count_idle(struct load *l, pid_t daemon, int vas)
+{
+	const struct options *o = l->o;
+	struct idle *out = &l->idle[l->nidle];
+	pid_t kh = 0, signers[MAX_SIGNERS];
+	unsigned long before[2 + MAX_SIGNERS];
+	size_t ns;
+
+	*out = (struct idle){ .verify_after_sign = vas };
+	sleep(2);
+	if (proc_children(daemon, &kh, 1) != 1 ||
+	    (ns = proc_children(kh, signers, MAX_SIGNERS)) == 0)
+		return -1;
+	before[0] = proc_switches(daemon);
+	before[1] = proc_switches(kh);
+	for (size_t i = 0; i < ns; i++)
+		before[2 + i] = proc_switches(signers[i]);
+	usleep((useconds_t)(o->idle_s * 1e6));
+	out->parent = (double)(proc_switches(daemon) - before[0]) / o->idle_s;
+	out->keyholder = (double)(proc_switches(kh) - before[1]) / o->idle_s;
+	for (size_t i = 0; i < ns; i++)
+		out->signers[i] = (double)(proc_switches(signers[i]) - before[2 + i]) / o->idle_s;
+	out->nsigners = ns;
+	l->nidle++;
+	return 0;
+}
+
 static int own_daemon(struct load *l, int vas, struct result *res, size_t *n)
 {
 	char dir[] = "/tmp/bench-load.XXXXXX", key[64], sock[128];
@@ -770,6 +848,8 @@ static int own_daemon(struct load *l, int vas, struct result *res, size_t *n)
 	l->daemon = pid;
 	if ((r = warm_up(l, sock)) != 0)
 		fprintf(stderr, "bench-load: no answer from %s\n", l->o->daemon);
+	else if (l->o->idle_s > 0 && (r = count_idle(l, pid, vas)) != 0)
+		fprintf(stderr, "bench-load: cannot find the daemon's processes\n");
 	else if (l->o->pinned && (r = cpus_text(pid, l->daemon_cpus, sizeof(l->daemon_cpus))) != 0)
 		fprintf(stderr, "bench-load: the daemon's CPUs: %s\n", strerror(errno));
 	else
@@ -819,24 +899,32 @@ static struct spread spread_of(double *v, size_t n)
  * The targets of docs/performance.md, each judged on the median over the runs of the figure
  * against that run's own yardstick: for the runs without verify_after_sign, the rate and the
  * latency ones, where the CPU time of a signature goes at 64 connections, and the daemon's CPU
- * per signature against sign_us; for those with it, that CPU against sign_checked_us.
+ * per signature against sign_us; for those with it, that CPU against sign_checked_us. The light
+ * rows: the daemon's CPU per signature less sign_us, or sign_checked_us.
  */
 struct targets {
 	struct spread ratio64, cpu_ratio64, extra1_us;
 	struct spread parent_us, workers_us, self_us;
 	struct spread daemon64, daemon64_verify;
+	struct spread light_over, light_over_verify;
 };
 
 static void judge(const struct result *res, size_t n, struct targets *t)
 {
 	double ratio[MAX_RUNS], cpu_ratio[MAX_RUNS], extra[MAX_RUNS];
 	double parent[MAX_RUNS], workers[MAX_RUNS], self[MAX_RUNS];
-	double daemon[MAX_RUNS], daemon_verify[MAX_RUNS];
-	size_t nr = 0, ne = 0, nd = 0, ndv = 0;
+	double daemon[MAX_RUNS], daemon_verify[MAX_RUNS], light[2][MAX_RUNS];
+	size_t nr = 0, ne = 0, nd = 0, ndv = 0, nl[2] = { 0, 0 };
 
 	for (size_t i = 0; i < n; i++) {
 		int own = res[i].verify_after_sign >= 0;	/* a daemon of ours: its CPU is known */
+		int v = res[i].verify_after_sign == 1;
 
+		if (res[i].light) {
+			if (own && nl[v] < MAX_RUNS)
+				light[v][nl[v]++] = res[i].daemon_over_sign_us;
+			continue;
+		}
 		if (res[i].depth != 1)
 			continue;
 		if (res[i].verify_after_sign == 1) {
@@ -864,6 +952,8 @@ static void judge(const struct result *res, size_t n, struct targets *t)
 	t->extra1_us = spread_of(extra, ne);
 	t->daemon64 = spread_of(daemon, nd);
 	t->daemon64_verify = spread_of(daemon_verify, ndv);
+	t->light_over = spread_of(light[0], nl[0]);
+	t->light_over_verify = spread_of(light[1], nl[1]);
 }
 
 static void print_spread(const char *name, const struct spread *sp, const char *sep)
@@ -893,20 +983,38 @@ static void print_json(const struct options *o, const struct load *pin, long cor
 		    "\"depth\": %u, \"seconds\": %.1f, \"signs_per_s\": %.0f, \"signs_per_cpu_s\": %.0f, "
 		    "\"p50_us\": %.1f, \"p99_us\": %.1f, \"errors\": %lu, \"sign_us\": %.2f, "
 		    "\"sign_checked_us\": %.2f, \"ratio\": %.3f, \"cpu_ratio\": %.3f, "
-		    "\"daemon_cpu_ratio\": %.3f, \"cpu_us_per_sign\": {\"parent\": %.2f, "
+		    "\"daemon_cpu_ratio\": %.3f, \"interval_us\": %u, \"sign_cpu_us\": %.2f, "
+		    "\"sign_checked_cpu_us\": %.2f, \"daemon_over_sign_us\": %.2f, "
+		    "\"cpu_us_per_sign\": {\"parent\": %.2f, "
 		    "\"workers\": %.2f, \"bench_load\": %.2f}}", i ? "," : "", res[i].run,
 		    res[i].verify_after_sign < 0 ? "null" : res[i].verify_after_sign ? "true" : "false",
 		    res[i].conns, res[i].depth, res[i].seconds, res[i].rate, res[i].per_cpu_s,
 		    res[i].p50_us, res[i].p99_us, res[i].errors, res[i].sign_us,
 		    res[i].sign_checked_us, res[i].ratio, res[i].cpu_ratio, res[i].daemon_cpu_ratio,
-		    res[i].us_per_sign.parent, res[i].us_per_sign.workers,
-		    res[i].us_per_sign.self);
+		    res[i].interval_us, res[i].sign_cpu_us, res[i].sign_checked_cpu_us,
+		    res[i].daemon_over_sign_us, res[i].us_per_sign.parent,
+		    res[i].us_per_sign.workers, res[i].us_per_sign.self);
 	printf("],\n \"targets\": {");
 	print_spread("ratio_64", &t->ratio64, ", ");
 	print_spread("cpu_ratio_64", &t->cpu_ratio64, ", ");
 	print_spread("daemon_cpu_ratio_64", &t->daemon64, ", ");
 	print_spread("daemon_cpu_ratio_64_verify", &t->daemon64_verify, ", ");
-	print_spread("p50_minus_sign_us_1", &t->extra1_us, "}}\n");
+	print_spread("p50_minus_sign_us_1", &t->extra1_us, ", ");
+	print_spread("light_daemon_over_sign_us", &t->light_over, ", ");
+	print_spread("light_daemon_over_sign_checked_us", &t->light_over_verify, "},\n");
+	printf(" \"idle\": [");
+	for (size_t i = 0; i < pin->nidle; i++) {
+		const struct idle *d = &pin->idle[i];
+
+		printf("%s\n  {\"run\": %u, \"verify_after_sign\": %s, \"seconds\": %.1f, "
+		    "\"wakeups_per_s\": {\"parent\": %.2f, \"keyholder\": %.2f, \"signers\": [",
+		    i ? "," : "", d->run, d->verify_after_sign ? "true" : "false", o->idle_s,
+		    d->parent, d->keyholder);
+		for (size_t k = 0; k < d->nsigners; k++)
+			printf("%s%.2f", k ? ", " : "", d->signers[k]);
+		printf("]}}");
+	}
+	printf("]}\n");
 }
 
 /* Ends a target's line with the range over the runs, if there were several. */
@@ -950,6 +1058,32 @@ static void print_targets(const struct yardstick *y, long cores, const struct ta
 		    t->extra1_us.median);
 		print_runs(&t->extra1_us, 1);
 	}
+	if (t->light_over.n > 0) {
+		printf("1 connection, a request every %u us: the daemon's CPU per signature is "
+		    "sign_us (its CPU time) + %.1f us (target <= 60)", LIGHT_INTERVAL_US,
+		    t->light_over.median);
+		print_runs(&t->light_over, 1);
+	}
+	if (t->light_over_verify.n > 0) {
+		printf("the same, verify_after_sign: sign_checked_us + %.1f us (target <= 60)",
+		    t->light_over_verify.median);
+		print_runs(&t->light_over_verify, 1);
+	}
+}
+
+/* --idle-seconds without --json: each daemon's wake-ups per second. */
+static void print_idle(const struct load *l)
+{
+	for (size_t i = 0; i < l->nidle; i++) {
+		const struct idle *d = &l->idle[i];
+
+		printf("idle, run %u, verify_after_sign %s: wake-ups per second: parent %.2f, "
+		    "key-holder %.2f, signers", d->run, d->verify_after_sign ? "on" : "off",
+		    d->parent, d->keyholder);
+		for (size_t k = 0; k < d->nsigners; k++)
+			printf(" %.2f", d->signers[k]);
+		printf(" (target <= 1)\n");
+	}
 }
 
 /*
@@ -962,7 +1096,7 @@ static int one_run(struct load *l, const struct p256_key *key, long cores, unsig
 	struct result *res, size_t *n, struct yardstick *best)
 {
 	struct yardstick y = { 0 };
-	size_t first = *n;
+	size_t first = *n, first_idle = l->nidle;
 
 	if (measure_yardstick(key, cores, &y) != 0)
 		return -1;
@@ -979,9 +1113,17 @@ static int one_run(struct load *l, const struct p256_key *key, long cores, unsig
 		res[i].cpu_ratio = res[i].per_cpu_s / y.per_cpu_s;
 		res[i].sign_us = 1e6 / y.rate1;
 		res[i].sign_checked_us = 1e6 / y.rate1_checked;
-		res[i].daemon_cpu_ratio = (res[i].us_per_sign.parent + res[i].us_per_sign.workers) /
-		    (res[i].verify_after_sign == 1 ? res[i].sign_checked_us : res[i].sign_us);
+		double daemon = res[i].us_per_sign.parent + res[i].us_per_sign.workers;
+		int v = res[i].verify_after_sign == 1;
+
+		res[i].sign_cpu_us = y.per_cpu_s1 > 0 ? 1e6 / y.per_cpu_s1 : 0;
+		res[i].sign_checked_cpu_us = y.per_cpu_s1_checked > 0 ? 1e6 / y.per_cpu_s1_checked : 0;
+		res[i].daemon_cpu_ratio = daemon / (v ? res[i].sign_checked_us : res[i].sign_us);
+		res[i].daemon_over_sign_us = daemon -
+		    (v ? res[i].sign_checked_cpu_us : res[i].sign_cpu_us);
 	}
+	for (size_t i = first_idle; i < l->nidle; i++)
+		l->idle[i].run = run;
 	keep_best(best, &y);
 	return 0;
 }
@@ -1004,8 +1146,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	/* Two daemons (verify_after_sign on and off) per run. */
-	if ((res = calloc((size_t)o.runs * 2 * o.nconns, sizeof(*res))) == NULL ||
+	/* Two daemons (verify_after_sign on and off) per run, each with its rows and its count of
+	 * idle wake-ups. */
+	if ((res = calloc((size_t)o.runs * 2 * (o.nconns + 1), sizeof(*res))) == NULL ||
+	    (l.idle = calloc((size_t)o.runs * 2, sizeof(*l.idle))) == NULL ||
 	    (l.sent_ns = calloc(ID_SLOTS, sizeof(*l.sent_ns))) == NULL || make_template(&l) != 0)
 		goto out;
 	do {
@@ -1017,7 +1161,7 @@ int main(int argc, char **argv)
 			if (o.runs > 1)
 				printf("run %u of %u\n", run, o.runs);
 			printf("verify_after_sign  conns depth      signs/s  per-CPU-s   p50(us)   "
-			    "p99(us)  errors\n");
+			    "p99(us)  errors every(us)\n");
 		}
 		if (one_run(&l, &key, cores, run, res, &n, &y) != 0)
 			goto out;
@@ -1025,8 +1169,10 @@ int main(int argc, char **argv)
 	judge(res, n, &t);
 	if (o.json)
 		print_json(&o, &l, cores, &y, res, n, &t);
-	else
+	else {
 		print_targets(&y, cores, &t);
+		print_idle(&l);
+	}
 	r = 0;
 	for (size_t i = 0; i < n; i++)
 		if (res[i].errors != 0)
@@ -1035,6 +1181,7 @@ out:
 	explicit_bzero(d, sizeof(d));
 	p256_key_clear(&key);
 	free(res);
+	free(l.idle);
 	free(l.sent_ns);
 	free(l.lat_ns);
 	if (r != 0 && n == 0)

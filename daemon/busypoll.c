@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* Polling for a moment before sleeping (busypoll.h). */
+/* Polling for a moment before sleeping, when it pays (busypoll.h). */
 #include "busypoll.h"
 
 #include <errno.h>
@@ -9,13 +9,63 @@
 
 #include "clock.h"
 
+/* The average's weight of a new gap: 1/4, so a change of pattern shows within a few gaps. */
+#define GAP_SHIFT 2
+
+void busypoll_init(struct busypoll *bp, unsigned poll_us)
+{
+	bp->poll_us = poll_us;
+	bp->gap_us = 2 * (uint64_t)poll_us;
+	bp->idle_since_us = 0;
+}
+
+void busypoll_idle(struct busypoll *bp, uint64_t now)
+{
+	bp->idle_since_us = now;
+}
+
+void busypoll_woke(struct busypoll *bp, uint64_t now)
+{
+	uint64_t cap = 2 * (uint64_t)bp->poll_us, gap;
+
+	if (bp->idle_since_us == 0)
+		return;
+	/* A long gap counts as twice the poll: one idle second must not hide the next burst. */
+	gap = now - bp->idle_since_us < cap ? now - bp->idle_since_us : cap;
+	bp->gap_us = bp->gap_us - (bp->gap_us >> GAP_SHIFT) + (gap >> GAP_SHIFT);
+	bp->idle_since_us = 0;
+}
+
+int busypoll_pays(const struct busypoll *bp)
+{
+	return bp->poll_us > 0 && bp->gap_us <= bp->poll_us;
+}
+
 static int stopped(struct event_base *base)
 {
 	return event_base_got_exit(base) || event_base_got_break(base);
 }
 
-int busypoll_loop(struct event_base *base, unsigned poll_us, const uint64_t *activity)
+/* Whether the parent polls after its last work at now: an answer due within the poll, or
+ * clients whose idle gaps are within it. Going idle with no answer due begins a client gap. */
+static int parent_polls(struct busypoll *bp, const struct busypoll_hooks *h, uint64_t now)
 {
+	uint64_t wait;
+
+	h->worked(h->arg);
+	wait = h->due(h->arg, now);
+	if (wait != UINT64_MAX)
+		return bp->poll_us > 0 && wait <= bp->poll_us;
+	busypoll_idle(bp, now);
+	return busypoll_pays(bp);
+}
+
+int busypoll_loop(struct event_base *base, unsigned poll_us, const uint64_t *activity,
+	const struct busypoll_hooks *hooks)
+{
+	struct busypoll bp;
+
+	busypoll_init(&bp, poll_us);
 	for (;;) {
 		uint64_t seen = *activity, since;
 		int r = event_base_loop(base, EVLOOP_ONCE);
@@ -28,6 +78,9 @@ int busypoll_loop(struct event_base *base, unsigned poll_us, const uint64_t *act
 			continue;
 		seen = *activity;
 		since = clock_now_us();
+		busypoll_woke(&bp, since);
+		if (!parent_polls(&bp, hooks, since))
+			continue;
 		while (clock_now_us() - since < poll_us) {
 			(void)sched_yield();	/* always succeeds on Linux */
 			if (event_base_loop(base, EVLOOP_NONBLOCK) < 0)
@@ -37,21 +90,27 @@ int busypoll_loop(struct event_base *base, unsigned poll_us, const uint64_t *act
 			if (*activity != seen) {
 				seen = *activity;
 				since = clock_now_us();
+				busypoll_woke(&bp, since);
+				if (!parent_polls(&bp, hooks, since))
+					break;
 			}
 		}
 	}
 }
 
-ssize_t busypoll_read(int fd, void *buf, size_t len, unsigned poll_us)
+ssize_t busypoll_read(int fd, void *buf, size_t len, struct busypoll *bp)
 {
 	uint64_t since = clock_now_us();
+	ssize_t n;
 
-	while (clock_now_us() - since < poll_us) {
-		ssize_t n = recv(fd, buf, len, MSG_DONTWAIT);
-
+	while (busypoll_pays(bp) && clock_now_us() - since < bp->poll_us) {
+		n = recv(fd, buf, len, MSG_DONTWAIT);
 		if (n >= 0 || (errno != EAGAIN && errno != EINTR))
-			return n;
+			goto out;
 		(void)sched_yield();
 	}
-	return read(fd, buf, len);
+	n = read(fd, buf, len);
+out:
+	busypoll_woke(bp, clock_now_us());
+	return n;
 }

@@ -88,7 +88,8 @@ static void status_text(const struct parent *d, char *buf, size_t len)
 	    (unsigned long long)d->signers.stats.resent);
 }
 
-/* STATUS= when the text changed since the last one: a quiet daemon sends nothing. */
+/* STATUS= when the text changed since the last one: a quiet daemon sends nothing, and its timer
+ * is armed again only by work (worked); a signer's change is sent at once (changed_cb). */
 static void status_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct parent *d = arg;
@@ -580,7 +581,7 @@ static int setup_events(struct parent *d)
 	    (d->sig_hup = evsignal_new(d->base, SIGHUP, hup_cb, d)) == NULL ||
 	    (d->sig_chld = evsignal_new(d->base, SIGCHLD, chld_cb, d)) == NULL ||
 	    (d->watchdog_ev = event_new(d->base, -1, EV_PERSIST, watchdog_cb, d)) == NULL ||
-	    (d->status_ev = event_new(d->base, -1, EV_PERSIST, status_cb, d)) == NULL ||
+	    (d->status_ev = evtimer_new(d->base, status_cb, d)) == NULL ||
 	    event_add(d->sig_term, NULL) != 0 || event_add(d->sig_int, NULL) != 0 ||
 	    event_add(d->sig_hup, NULL) != 0 || event_add(d->sig_chld, NULL) != 0) {
 		log_error("cannot set up the event loop");
@@ -689,6 +690,9 @@ static void finish(struct parent *d)
 	if (d->base != NULL) {
 		signers_cancel(&d->signers, PROTO_E_SHUTTING_DOWN);
 		replies_drop_held(d->replies);	/* for connections that go now */
+		/* No STATUS= from here: the key-holder's messages read while the stop checkpoint is
+		 * awaited (a reload's signers) must not build it from the server freed now. */
+		d->ready = 0;
 		server_free(d->srv);
 		d->srv = NULL;	/* the stop's waits below may still report signers (status_text) */
 		audit_stop(&d->audit);	/* the last records, and the stop checkpoint awaited */
@@ -714,6 +718,25 @@ static void finish(struct parent *d)
 	config_free(&d->cfg);
 }
 
+/* After work: status updates resume, once a second while the status changes. */
+static void worked(void *arg)
+{
+	struct parent *d = arg;
+	struct timeval tv = { .tv_sec = STATUS_EVERY_MS / 1000 };
+
+	if (d->ready && notify_enabled() && !evtimer_pending(d->status_ev, NULL) &&
+	    evtimer_add(d->status_ev, &tv) != 0)
+		log_error("cannot arm the status updates");
+}
+
+/* busypoll's hint: a signer's answer due soon is worth polling for. */
+static uint64_t answer_due(void *arg, uint64_t now)
+{
+	struct parent *d = arg;
+
+	return signers_answer_due_us(&d->signers, now);
+}
+
 int parent_main(const char *config_path)
 {
 	static struct parent d;
@@ -723,7 +746,8 @@ int parent_main(const char *config_path)
 	d.audit.fd = -1;
 	if (start(&d, config_path) != 0)
 		d.failed = 1;
-	else if (busypoll_loop(d.base, d.cfg.busy_poll_us, server_activity(d.srv)) != 0) {
+	else if (busypoll_loop(d.base, d.cfg.busy_poll_us, server_activity(d.srv),
+	    &(struct busypoll_hooks){ .due = answer_due, .worked = worked, .arg = &d }) != 0) {
 		log_error("event loop failed");
 		d.failed = 1;
 	}

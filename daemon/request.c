@@ -16,7 +16,8 @@
 struct requests {
 	struct requests_deps d;
 	struct server *srv;
-	struct event *expire_ev;	/* request timeouts */
+	struct event *expire_ev;	/* request timeouts: armed while requests are at signers */
+	struct timeval expire_every;	/* a quarter of request_timeout_ms */
 	uid_t daemon_uid;		/* the parent's own uid: may use keys without an "allow" */
 	uint64_t started_ms;		/* CLOCK_MONOTONIC */
 };
@@ -82,6 +83,15 @@ static int over_rate(struct requests *rq, const struct conn *c, int key)
 	    clock_now_us()) != 0;
 }
 
+/* Arms the request timeouts' timer while signing requests are out (none: no wake-up). */
+static void arm_expiry(struct requests *rq)
+{
+	if (rq->d.signers->inflight == 0 || evtimer_pending(rq->expire_ev, NULL))
+		return;
+	if (evtimer_add(rq->expire_ev, &rq->expire_every) != 0)
+		log_error("cannot arm the request timeouts");
+}
+
 /* Hands a signing request to a signer: a digest, or (tls not NULL) a handshake's parts. The
  * answer arrives in request_signed. */
 static void sign_request(struct requests *rq, const struct reply_to *to, int key,
@@ -117,7 +127,9 @@ static void sign_request(struct requests *rq, const struct reply_to *to, int key
 		free(g);
 		reply_error(rq->d.replies, to, (uint16_t)-r);
 		server_conn_release(to->conn);
+		return;
 	}
+	arm_expiry(rq);
 }
 
 void request_signed(void *ctx, uint16_t error, const uint8_t sig[P256_SIG_LEN], int from_pool)
@@ -447,6 +459,7 @@ static void expire_cb(evutil_socket_t fd, short what, void *arg)
 	struct requests *rq = arg;
 
 	signers_expire(rq->d.signers, rq->d.cfg->limits.request_timeout_ms);
+	arm_expiry(rq);
 }
 
 struct requests *requests_new(struct event_base *base, const struct requests_deps *deps)
@@ -454,15 +467,14 @@ struct requests *requests_new(struct event_base *base, const struct requests_dep
 	/* Timeouts are checked a few times per period, so a request is answered at most 25 %
 	 * after its deadline. */
 	unsigned quarter = deps->cfg->limits.request_timeout_ms / 4, ms = quarter ? quarter : 1;
-	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
 	struct requests *rq = calloc(1, sizeof(*rq));
 
-	if (rq == NULL || (rq->expire_ev = event_new(base, -1, EV_PERSIST, expire_cb, rq)) == NULL ||
-	    event_add(rq->expire_ev, &tv) != 0) {
+	if (rq == NULL || (rq->expire_ev = evtimer_new(base, expire_cb, rq)) == NULL) {
 		log_error("cannot set up the request timeouts");
 		requests_free(rq);
 		return NULL;
 	}
+	rq->expire_every = (struct timeval){ .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
 	rq->d = *deps;
 	rq->started_ms = clock_now_us() / 1000;
 	return rq;

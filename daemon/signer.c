@@ -222,6 +222,9 @@ static int serve(int fd, const struct keyset *kt, struct p256_pool **pools, unsi
 	uint8_t out[sizeof(in) / sizeof(struct ipc_header) * IPC_SIGNER_MSG_MAX];
 	size_t have = 0;
 	uint64_t answered_us = 0;	/* the last answers' write: refills wait until it is old */
+	struct busypoll bp;
+
+	busypoll_init(&bp, poll_us);
 
 	for (;;) {
 		size_t off, len = 0;
@@ -229,7 +232,7 @@ static int serve(int fd, const struct keyset *kt, struct p256_pool **pools, unsi
 
 		while (signer_refill_idle(fd, pools, kt->n, answered_us) == 1)
 			;
-		n = busypoll_read(fd, in + have, sizeof(in) - have, poll_us);
+		n = busypoll_read(fd, in + have, sizeof(in) - have, &bp);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n == 0)
@@ -246,6 +249,7 @@ static int serve(int fd, const struct keyset *kt, struct p256_pool **pools, unsi
 		if (send_answers(fd, out, &len) != 0)
 			return -1;
 		answered_us = clock_now_us();
+		busypoll_idle(&bp, answered_us);
 	}
 }
 

@@ -9,8 +9,9 @@
  * key table and its channel to the parent on fd. It runs the self-test once (which also loads
  * everything OpenSSL loads lazily, before the sandbox would forbid it), locks the private keys
  * in memory, drops into its sandbox (proc_drop), then loops: one read of up to IPC_BATCH
- * requests (polling for up to poll_us before it blocks, busypoll.h), each answered in order, the
- * answers written after every IPC_ANSWERS_PER_WRITE of them and at the end of the batch.
+ * requests (polling for up to poll_us first when its idle gaps are that short, busypoll.h), each
+ * answered in order, the answers written after every IPC_ANSWERS_PER_WRITE of them and at the
+ * end of the batch.
  * Never returns: exits 0 when the parent closes the channel (wiping the keys first), 1 on a
  * failed start, an I/O error or a message the table does not allow.
  */

@@ -24,8 +24,11 @@
 /* Failed starts in a row that end the daemon, and how long it may go without a signer. */
 #define FAILED_STARTS_MAX 5
 #define NONE_ALIVE_MAX_US (5 * 1000 * 1000)
-/* Idle signers are pinged this often, so that a stopped one is found before it gets work. */
+/* While the set has work, a signer that has been idle this long is pinged, so that a stopped one
+ * is found before it gets work; an idle set pings none (no wake-up while nothing happens). */
 #define PING_EVERY_US (1000 * 1000)
+/* The longest round trip the average of signing round trips counts (busy polling's hint). */
+#define ROUND_TRIP_MAX_US 10000
 
 /*
  * A client's signing request, from its submission until every copy of it is answered or
@@ -50,6 +53,7 @@ struct request {
 /* A message sent to a signer, in its ring until answered. */
 struct pending {
 	uint64_t id;
+	uint64_t sent_us;		/* when it was queued: the answer's round trip counts from here */
 	uint16_t type;			/* the IPC type sent */
 	struct request *rq;		/* a signing request's, or NULL (self-test, ping) */
 };
@@ -134,12 +138,15 @@ static void finish(struct signers *p, struct request *rq, uint16_t error)
 	p->cb->signed_cb(ctx, error, NULL, 0);
 }
 
+static void arm_tick(struct signers *p);
+
 static void backlog_push(struct signers *p, struct request *rq)
 {
 	/* Cannot overflow: a request is in the backlog at most once, and there are max_inflight. */
 	p->backlog[(p->bl_head + p->bl_count) % p->max_inflight] = rq;
 	p->bl_count++;
 	rq->waiting = 1;
+	arm_tick(p);
 }
 
 static int older(const void *a, const void *b)
@@ -169,6 +176,29 @@ static void resend(struct signers *p, struct request *rq)
 }
 
 static void dispatch(struct signers *p);
+
+/* The tick has something to watch: a signer with work outstanding (hung-signer test, pings of the
+ * idle ones meanwhile), requests waiting for a signer, or none alive (the fail-fast clock). */
+static int needs_tick(const struct signers *p)
+{
+	if (p->bl_count > 0 || (p->generation != 0 && p->alive == 0))
+		return 1;
+	for (size_t i = 0; i < p->nslots; i++)
+		if (in_use(&p->s[i]) && p->s[i].count > 0)
+			return 1;
+	return 0;
+}
+
+/* Arms the tick when it has something to watch and is not armed: an idle set has no timer. */
+static void arm_tick(struct signers *p)
+{
+	struct timeval tv = { .tv_sec = p->tick_ms / 1000, .tv_usec = p->tick_ms % 1000 * 1000 };
+
+	if (p->tick_ev == NULL || evtimer_pending(p->tick_ev, NULL) || !needs_tick(p))
+		return;
+	if (evtimer_add(p->tick_ev, &tv) != 0)
+		log_error("cannot arm the signers' timer: hung signers go unnoticed");
+}
 
 /* Drops a signer: closes its channel, sends its unanswered requests again elsewhere. */
 static void signer_fail(struct signer *w, const char *why, int kill_it)
@@ -204,6 +234,7 @@ static void signer_fail(struct signer *w, const char *why, int kill_it)
 		p->cb->restart_cb(p->arg, w->id);
 	p->cb->changed_cb(p->arg);
 	dispatch(p);
+	arm_tick(p);	/* none alive, or requests waiting */
 }
 
 /* Queues one message to w, a signing request's when rq is not NULL, and records it (now: the
@@ -211,7 +242,7 @@ static void signer_fail(struct signer *w, const char *why, int kill_it)
 static int send_msg(struct signer *w, uint16_t type, struct request *rq, uint64_t now)
 {
 	struct signers *p = w->set;
-	struct pending pe = { .id = p->next_id++, .type = type, .rq = rq };
+	struct pending pe = { .id = p->next_id++, .sent_us = now, .type = type, .rq = rq };
 	uint8_t buf[IPC_SIGNER_REQ_MAX];
 	size_t len = 0, body = type == IPC_SIGN ? sizeof(rq->req.sign) :
 	    type == IPC_SIGN_TLS ? sizeof(rq->req.tls) : 0;
@@ -228,7 +259,8 @@ static int send_msg(struct signer *w, uint16_t type, struct request *rq, uint64_
 	if (w->count == 0)
 		w->progress_us = now;
 	w->ring[(w->head + w->count) % ring_cap(p)] = pe;
-	w->count++;
+	if (++w->count == 1)
+		arm_tick(p);	/* work outstanding: the hung-signer test */
 	if (rq != NULL) {
 		rq->copies++;
 		rq->sent = 1;
@@ -302,6 +334,14 @@ static void dispatch(struct signers *p)
 	}
 }
 
+/* A signing request's round trip joins the moving average (weight 1/8) that says when the next
+ * answers are due (signers_answer_due_us); one of over ROUND_TRIP_MAX_US counts as that. */
+static void note_round_trip(struct signers *p, uint64_t us)
+{
+	us = us < ROUND_TRIP_MAX_US ? us : ROUND_TRIP_MAX_US;
+	p->round_trip_us = p->round_trip_us - p->round_trip_us / 8 + us / 8;
+}
+
 /*
  * The oldest request sent to w, which the reply m must answer (its id and the type the table
  * expects), taken off the ring, with the signature m carries when it has one. 0, IPC_ERR_REPLY
@@ -323,6 +363,8 @@ static int take_reply(struct signer *w, const struct ipc_msg *m, struct pending 
 	w->head = (w->head + 1) % ring_cap(w->set);
 	w->count--;
 	w->progress_us = w->answer_us = w->read_us;
+	if (pe->rq != NULL)
+		note_round_trip(w->set, w->read_us - pe->sent_us);
 	return 0;
 }
 
@@ -476,15 +518,13 @@ static void resend_suspected(struct signers *p, uint64_t now)
 	}
 }
 
-/* Hung signers, pings of idle ones, and the end when no signer is coming back. */
+/* Hung signers, pings of idle ones, and the end when no signer is coming back; armed again only
+ * while there is something to watch (arm_tick). */
 static void tick_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct signers *p = arg;
 	uint64_t now = clock_now_us();
-	int ping = now - p->last_ping_us >= PING_EVERY_US;
 
-	if (ping)
-		p->last_ping_us = now;
 	for (size_t i = 0; i < p->nslots; i++) {
 		struct signer *w = &p->s[i];
 
@@ -493,18 +533,20 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 		if (silent_us(w, now) >= (uint64_t)p->timeout_ms * 1000) {
 			p->stats.hung++;
 			signer_fail(w, "stopped answering", 1);
-		} else if (ping && w->count == 0 && send_control(w, IPC_PING) != 0)
+		} else if (w->count == 0 && now - w->answer_us >= PING_EVERY_US &&
+		    send_control(w, IPC_PING) != 0)
 			signer_fail(w, "cannot queue a ping", 1);
 	}
 	resend_suspected(p, now);
-	if (p->generation == 0 || p->alive > 0) {
+	if (p->generation == 0 || p->alive > 0)
 		p->none_since_us = 0;
+	else if (p->none_since_us == 0)
+		p->none_since_us = now;
+	else if (now - p->none_since_us >= NONE_ALIVE_MAX_US) {
+		p->cb->fatal_cb(p->arg, "no signer has come back");
 		return;
 	}
-	if (p->none_since_us == 0)
-		p->none_since_us = now;
-	else if (now - p->none_since_us >= NONE_ALIVE_MAX_US)
-		p->cb->fatal_cb(p->arg, "no signer has come back");
+	arm_tick(p);
 }
 
 int signers_init(struct signers *p, struct event_base *base, unsigned want, size_t max_inflight,
@@ -512,9 +554,10 @@ int signers_init(struct signers *p, struct event_base *base, unsigned want, size
 {
 	/* Often enough that a hung signer is dropped within a tenth of its timeout, or 100 ms. */
 	unsigned every_ms = timeout_ms / 10 < 100 ? (timeout_ms / 10 ? timeout_ms / 10 : 1) : 100;
-	struct timeval tv = { .tv_sec = every_ms / 1000, .tv_usec = every_ms % 1000 * 1000 };
 
 	memset(p, 0, sizeof(*p));
+	p->tick_ms = every_ms;
+	p->round_trip_us = ROUND_TRIP_MAX_US;	/* none measured: not due soon */
 	p->base = base;
 	p->want = want;
 	p->max_inflight = max_inflight;
@@ -536,8 +579,7 @@ int signers_init(struct signers *p, struct event_base *base, unsigned want, size
 	    (p->backlog_tmp = calloc(max_inflight, sizeof(*p->backlog_tmp))) == NULL ||
 	    (p->backlog = calloc(max_inflight, sizeof(*p->backlog))) == NULL ||
 	    (p->flush_ev = evtimer_new(base, flush_cb, p)) == NULL ||
-	    (p->tick_ev = event_new(base, -1, EV_PERSIST, tick_cb, p)) == NULL ||
-	    event_add(p->tick_ev, &tv) != 0)
+	    (p->tick_ev = evtimer_new(base, tick_cb, p)) == NULL)
 		goto fail;
 	for (size_t i = 0; i < max_inflight; i++)
 		p->free_slots[i] = max_inflight - 1 - i;
@@ -685,6 +727,23 @@ int signers_sign_tls(struct signers *p, uint32_t key, const struct proto_tls *tl
 	rq->req.tls.tls = *tls;
 	submit_send(p, rq);
 	return 0;
+}
+
+uint64_t signers_answer_due_us(const struct signers *p, uint64_t now)
+{
+	uint64_t due = UINT64_MAX;
+
+	for (size_t i = 0; i < p->nslots; i++) {
+		const struct signer *w = &p->s[i];
+		uint64_t at;
+
+		if (!in_use(w) || w->count == 0 || w->ring[w->head].rq == NULL)
+			continue;
+		at = w->ring[w->head].sent_us + p->round_trip_us;
+		at = at > now ? at - now : 0;
+		due = at < due ? at : due;
+	}
+	return due;
 }
 
 int signers_healthy(const struct signers *p)

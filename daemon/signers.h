@@ -53,7 +53,9 @@ struct signers_stats {
 struct signers {
 	struct event_base *base;
 	struct event *flush_ev;		/* writes the queued requests at the end of a loop turn */
-	struct event *tick_ev;		/* hung signers, pings, fail-fast */
+	struct event *tick_ev;		/* hung signers, pings, fail-fast: armed only while needed */
+	unsigned tick_ms;		/* its period while armed */
+	uint64_t round_trip_us;		/* moving average of the signing requests' round trips */
 	struct signer *s;		/* slots; a free one has no channel */
 	size_t nslots;
 	unsigned want;			/* signers per generation */
@@ -73,7 +75,6 @@ struct signers {
 	unsigned timeout_ms;		/* worker_timeout_ms */
 	unsigned failed_starts;		/* signers in a row that died before their self-test */
 	uint64_t none_since_us;		/* since when no signer is alive, or 0 */
-	uint64_t last_ping_us;
 	struct signers_stats stats;
 	const struct signers_callbacks *cb;
 	void *arg;
@@ -109,6 +110,13 @@ int signers_sign(struct signers *p, uint32_t key, const uint8_t digest[P256_DIGE
 
 /* signers_sign of a TLS handshake signature, whose content the signer builds (proto/tls.h). */
 int signers_sign_tls(struct signers *p, uint32_t key, const struct proto_tls *tls, void *ctx);
+
+/*
+ * The microseconds until the next signing answer is expected (the oldest request at each signer
+ * plus the average round trip; 0 when overdue), or UINT64_MAX when none is out: when the parent's
+ * busy polling pays (busypoll.h).
+ */
+uint64_t signers_answer_due_us(const struct signers *p, uint64_t now);
 
 /* 1 while at least one signer of the current generation answers, else 0 (for WATCHDOG=1). */
 int signers_healthy(const struct signers *p);

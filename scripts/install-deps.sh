@@ -17,6 +17,8 @@ apt-get install -y -qq --no-install-recommends \
 	openssl openssh-client systemd \
 	scdoc man-db bash-completion ca-certificates git strace gdb procps util-linux passwd acl iproute2 \
 	libp11-kit-dev p11-kit opensc gnutls-bin libnss3-tools softhsm2 >/dev/null
+# The figures of docs/performance.md from the benches' JSON (bench/plot.py, Debian's python3).
+apt-get install -y -qq --no-install-recommends python3-matplotlib >/dev/null
 # The Debian packages (scripts/build-debs.sh, lintian) and the tests under a real systemd
 # (tests/systemd: a Debian 12 root file system made by mmdebstrap, booted with systemd-nspawn).
 apt-get install -y -qq --no-install-recommends \

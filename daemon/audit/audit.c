@@ -18,7 +18,7 @@
 #include "log.h"
 #include "sha256.h"
 
-/* Records unsealed this long get a `time` checkpoint; a failing write is retried as often. */
+/* Records unsealed this long get a `time` checkpoint; a failing write is retried this often. */
 #define TIME_CHECKPOINT_MS 2000
 #define RETRY_MS 250
 /* How long reopen and stop wait for the key-holder's seal. */
@@ -288,6 +288,42 @@ static void note_health(struct audit *a, size_t ready, size_t done, size_t keep,
 
 static void maybe_seal(struct audit *a, enum audit_seal_reason reason);
 
+/*
+ * Arms the timer for what is due, and only then (an idle, sealed log has no timer): a retry
+ * while the log fails or records wait, and a time checkpoint TIME_CHECKPOINT_MS after the first
+ * record no checkpoint covers or was asked to cover.
+ */
+static void arm_timer(struct audit *a)
+{
+	uint64_t now = clock_now_us(), at = 0;
+	struct timeval tv;
+
+	if (a->timer == NULL)
+		return;	/* not started */
+	if (!a->have_key || a->last_plain_seq <= a->covered_seq)
+		a->time_due_us = 0;	/* nothing to seal */
+	else if (a->time_due_us == 0)
+		a->time_due_us = now + TIME_CHECKPOINT_MS * 1000ULL;
+	if (a->failing || a->n > 0)
+		at = now + RETRY_MS * 1000ULL;
+	if (a->time_due_us != 0 && (at == 0 || a->time_due_us < at))
+		at = a->time_due_us;
+	if (at == 0) {
+		a->timer_at_us = 0;
+		event_del(a->timer);
+		return;
+	}
+	if (a->timer_at_us != 0 && a->timer_at_us <= at && evtimer_pending(a->timer, NULL))
+		return;	/* it fires soon enough */
+	at = at > now ? at - now : 0;
+	tv = (struct timeval){ .tv_sec = (time_t)(at / 1000000), .tv_usec = (suseconds_t)(at % 1000000) };
+	if (evtimer_add(a->timer, &tv) != 0) {
+		log_error("audit: cannot arm its timer");
+		return;
+	}
+	a->timer_at_us = now + at;
+}
+
 static void flush_cb(void *arg)
 {
 	audit_flush(arg);
@@ -333,6 +369,7 @@ out:
 		a->cb.written(a->cb.arg, ok_through, tried_through);
 	if (a->cfg->checkpoint_every > 0 && a->since_checkpoint >= a->cfg->checkpoint_every)
 		maybe_seal(a, AUDIT_SEAL_COUNT);
+	arm_timer(a);
 }
 
 int audit_available(const struct audit *a)
@@ -355,6 +392,8 @@ static void maybe_seal(struct audit *a, enum audit_seal_reason reason)
 	memcpy(a->out.covers_hash, a->hash, sizeof(a->out.covers_hash));
 	a->out.reason = reason;
 	a->since_checkpoint = 0;
+	/* What is written from now on is covered by the next one, due in TIME_CHECKPOINT_MS. */
+	a->time_due_us = clock_now_us() + TIME_CHECKPOINT_MS * 1000ULL;
 	if (a->cb.seal(a->cb.arg, &a->out) == 0)
 		a->sealing = 1;
 }
@@ -409,13 +448,17 @@ static void timer_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct audit *a = arg;
 
+	a->timer_at_us = 0;
 	if (a->failing || a->n > 0)
 		audit_flush(a);	/* a retry: signing resumes once a write goes through */
-	if (++a->ticks < TIME_CHECKPOINT_MS / RETRY_MS)
-		return;
-	a->ticks = 0;
-	if (a->last_plain_seq > a->covered_seq)
+	if (a->time_due_us != 0 && clock_now_us() >= a->time_due_us &&
+	    a->last_plain_seq > a->covered_seq) {
+		/* Tried again in TIME_CHECKPOINT_MS if it cannot be asked for now (failing, a seal
+		 * out), as the one asked for now moves it too. */
+		a->time_due_us = clock_now_us() + TIME_CHECKPOINT_MS * 1000ULL;
 		maybe_seal(a, AUDIT_SEAL_TIME);
+	}
+	arm_timer(a);
 }
 
 /* The `open` record of a file: reason, pid, and the audit key; at the batch's front, before the
@@ -449,16 +492,13 @@ static int append_open(struct audit *a, const char *reason, int front)
 int audit_start(struct audit *a, struct event_base *base, const struct audit_key *key,
 	const struct audit_callbacks *cb)
 {
-	struct timeval tv = { .tv_sec = 0, .tv_usec = RETRY_MS * 1000 };
-
 	a->cb = *cb;
 	if (key != NULL) {
 		a->key = *key;
 		a->have_key = 1;
 	}
-	if ((a->timer = event_new(base, -1, EV_PERSIST, timer_cb, a)) == NULL ||
-	    audit_journal_start(&a->jr, base, flush_cb, a) != 0 ||
-	    event_add(a->timer, &tv) != 0) {
+	if ((a->timer = evtimer_new(base, timer_cb, a)) == NULL ||
+	    audit_journal_start(&a->jr, base, flush_cb, a) != 0) {
 		log_error("audit: cannot arm its timer");
 		return -1;
 	}

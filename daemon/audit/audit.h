@@ -92,8 +92,10 @@ struct audit {
 	uint64_t since_checkpoint;	/* records written since the last checkpoint was asked for */
 	uint64_t covered_seq;		/* the last checkpoint's covers_seq */
 	uint64_t last_plain_seq;	/* the last record written that is not a checkpoint */
-	struct event *timer;		/* time checkpoints and write retries */
-	unsigned ticks;			/* of the timer since the last time checkpoint check */
+	struct event *timer;		/* time checkpoints and write retries: armed only while
+					 * one is due (arm_timer) */
+	uint64_t time_due_us;		/* a time checkpoint is due (records unsealed), or 0 */
+	uint64_t timer_at_us;		/* when the timer is armed to fire, or 0 */
 };
 
 /*

@@ -83,6 +83,40 @@ def check_load():
         fail("bench-load: text output without the runs:\n" + text)
 
 
+def check_light():
+    """--light: a row per daemon at one connection, a request every 1,000 us, its CPU per
+    signature less the in-process CPU time of its kind; --idle-seconds: each daemon's processes
+    counted with no client."""
+    out = json.loads(run([BENCH_LOAD, "--connections", "4", "--seconds", "0.3", "--light",
+                          "--idle-seconds", "0.5", "--json"]))
+    rows = out["runs"]
+    light = [r for r in rows if r["interval_us"] == 1000]
+    if len(rows) != 4 or len(light) != 2 or any(r["connections"] != 1 for r in light) or \
+            any(r["interval_us"] != 0 for r in rows if r not in light):
+        fail("bench-load --light: rows %s" % rows)
+    for r in rows:
+        cpu = r["cpu_us_per_sign"]
+        base = r["sign_checked_cpu_us"] if r["verify_after_sign"] else r["sign_cpu_us"]
+        if not 0 < r["sign_cpu_us"] < r["sign_checked_cpu_us"] or \
+                abs(r["daemon_over_sign_us"] - (cpu["parent"] + cpu["workers"] - base)) > 0.02:
+            fail("bench-load: daemon_over_sign_us is not parent + workers less %s in %s" %
+                 ("sign_checked_cpu_us" if r["verify_after_sign"] else "sign_cpu_us", r))
+    t = out["targets"]
+    for name, vas in (("light_daemon_over_sign_us", False),
+                      ("light_daemon_over_sign_checked_us", True)):
+        (row,) = [r for r in light if r["verify_after_sign"] is vas]
+        if t[name]["runs"] != 1 or abs(t[name]["median"] - row["daemon_over_sign_us"]) > 0.006:
+            fail("bench-load: %s %s against the row %s" % (name, t[name], row))
+    idle = out["idle"]
+    if sorted(i["verify_after_sign"] for i in idle) != [False, True] or \
+            any(i["seconds"] != 0.5 or len(i["wakeups_per_s"]["signers"]) != 2 or
+                min([i["wakeups_per_s"]["parent"], i["wakeups_per_s"]["keyholder"]] +
+                    i["wakeups_per_s"]["signers"]) < 0 for i in idle):
+        fail("bench-load --idle-seconds: %s" % idle)
+    for bad in (["--idle-seconds", "0"], ["--idle-seconds", "x"]):
+        run([BENCH_LOAD] + bad, expect=2)
+
+
 def check_floor():
     out = json.loads(run([BENCH_FLOOR, "--connections", "8", "--seconds", "0.3", "--json"]))
     if out["round_trips_per_s"] <= 0 or out["cpu_us_per_round_trip"] <= 0:
@@ -95,5 +129,6 @@ def check_floor():
 
 
 check_load()
+check_light()
 check_floor()
 print("ok")

@@ -11,8 +11,10 @@
  * tmpfs filled up), then room again; fail open; journald's queue full (a datagram socket nobody
  * reads): records wait without failing, then go once it drains, and are lost past the bound on
  * how many wait or how long; a second log on the same file continuing the chain, checkpoints
- * included, and a file whose last line is cut refused. An outage with the server's gate played in
- * full (a withheld signature answered audit-unavailable, and that answer recorded): the records
+ * included, and a file whose last line is cut refused; the timer armed only while something is
+ * due, a `time` checkpoint when it fires, and no timer once every record is sealed. An outage
+ * with the server's gate played in full (a withheld signature answered audit-unavailable, and
+ * that answer recorded): the records
  * of the answers given meanwhile are queued and written in order once there is room, the cut
  * `ok` line of a withheld signature is followed by its audit-unavailable record; past the
  * queue's bound a `dropped` record counts the rest by op and result; a reopen puts the new
@@ -817,6 +819,36 @@ static void test_queue_bound(void)
 	recs = load_records(f.cfg.file);
 	check_kinds_line(json_array_get(recs, json_array_size(recs) - 1), 2, "status ok 2");
 	json_decref(recs);
+
+/* The timer is armed only while something is due: records unsealed get their `time` checkpoint
+ * when it fires (2 s after the first of them), and once every record is sealed it is not armed
+ * again (an idle log does not wake the daemon). */
+static void test_time_checkpoint(void)
+{
+	static struct fixture f;
+	struct log l = { 0 };
+	uint64_t last;
+
+	test_case = "time checkpoint";
+	setup(&f, "/run/time.log", 0, 1);
+	requests(&f, 2);
+	audit_flush(&f.a);
+	last = f.a.seq;
+	CHECK(evtimer_pending(f.a.timer, NULL));
+	CHECK(f.a.time_due_us > 0);
+	for (int i = 0; i < 100 && !f.seal_out; i++)
+		CHECK(event_base_loop(f.base, EVLOOP_ONCE) == 0);	/* the timer, once due */
+	CHECK(f.seal_out);
+	answer_seal(&f);
+	read_log(f.cfg.file, &l);
+	CHECK(strcmp(member_text(l.last, "type"), "checkpoint") == 0);
+	CHECK(strcmp(member_text(l.last, "reason"), "time") == 0);
+	CHECK_INT(json_integer_value(json_object_get(l.last, "covers_seq")), last);
+	CHECK(!evtimer_pending(f.a.timer, NULL));	/* all sealed: nothing due */
+	CHECK_INT(f.a.time_due_us, 0);
+	requests(&f, 1);
+	audit_flush(&f.a);
+	CHECK(evtimer_pending(f.a.timer, NULL));	/* a new record: due again */
 	free_log(&l);
 	teardown(&f);
 }
@@ -910,5 +942,6 @@ int main(void)
 	test_queue_bound();
 	test_reopen_queue();
 	test_journal_outage();
+	test_time_checkpoint();
 	return test_done("audit");
 }

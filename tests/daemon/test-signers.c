@@ -7,6 +7,7 @@
  * signature of its own digest:
  * - start-up: ready only once every signer of the generation has passed its self-test; a signer
  *   with a wrong known answer is failed and replaced;
+ * - idle: with nothing outstanding no answer is due and the tick is not armed again;
  * - a signer that dies with requests: they are sent again to the other one (resent counted), no
  *   restart asked (the key-holder reaps it); its replacement takes requests;
  * - a signer that answers out of order, with a reply type its request does not expect, or with a
@@ -365,9 +366,19 @@ int main(void)
 	/* Requests in flight over both, answered in order. */
 	test_case = "sign";
 	submit(r, NREQ, 0x11);
+	CHECK(signers_answer_due_us(&t.set, clock_now_us()) != UINT64_MAX);	/* answers due */
 	UNTIL(all_answered(r, NREQ));
 	check_signed(r, NREQ);
 	CHECK(t.fakes[1].signs > 0 && t.fakes[3].signs > 0);
+
+	/* Idle: nothing is due and the tick, once it has seen that, is not armed again (no
+	 * wake-up while nothing happens). */
+	test_case = "idle";
+	UNTIL(!evtimer_pending(t.set.tick_ev, NULL));
+	CHECK(signers_answer_due_us(&t.set, clock_now_us()) == UINT64_MAX);
+	for (int i = 0; i < 20; i++)
+		turn();
+	CHECK(!evtimer_pending(t.set.tick_ev, NULL));
 
 	/* Signer 1 dies with requests: they are resent to 3; no restart is asked for (the
 	 * key-holder reaps it and starts the replacement itself). */

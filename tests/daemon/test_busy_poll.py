@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: ISC
 """busy_poll_us: a daemon that polls after its work finds the next sequential request without
 sleeping (the parent in its event loop, the worker on its socketpair), and stops polling once the
-requests stop.
+requests stop; and it polls only when that pays: with requests 10 ms apart, far more than the
+poll, it sleeps at once after each instead of polling for the whole period.
 
 Sleeping is counted by the kernel: /proc/PID/status voluntary_ctxt_switches grows each time a
 process blocks (epoll_wait, read), not when it yields the CPU. Without polling, every sequential
@@ -53,6 +54,25 @@ def sleeps_per_request(poll_us):
     return [(a - b) / N for a, b in zip(after, before)], idle
 
 
+def spaced_requests(poll_us, n=100, gap_s=0.01):
+    """CPU ticks (10 ms each) of the parent and the workers over n requests gap_s apart, and the
+    parent's sleeps per request."""
+    d = Daemon(BIN, keys=KEYS, extra={"busy_poll_us": poll_us})
+    c = d.client()
+    pids = [d.proc.pid] + d.workers()
+    c.call(sign_req(1, key_name("k"), RFC_DIGEST)).ok(SIGN)
+    ticks = sum(cpu_ticks(p) for p in pids)
+    sleeps = status(pids[0], "voluntary_ctxt_switches")
+    for i in range(2, n + 2):
+        time.sleep(gap_s)
+        check(c.call(sign_req(i, key_name("k"), RFC_DIGEST)).ok(SIGN).id == i, "signature %d" % i)
+    used = sum(cpu_ticks(p) for p in pids) - ticks
+    sleeps = (status(pids[0], "voluntary_ctxt_switches") - sleeps) / n
+    c.close()
+    d.stop()
+    return used, sleeps
+
+
 def main():
     (parent, worker), idle = sleeps_per_request(0)
     print("busy_poll_us 0: sleeps per request: parent %.2f, worker %.2f" % (parent, worker))
@@ -65,6 +85,14 @@ def main():
     # Polling ends 1 ms after the last request: a second later, the daemon uses no CPU (one
     # tick is 10 ms; a daemon still polling would use about 100 ticks per process).
     check(idle <= 5, "the daemon stopped polling after the requests (%d ticks in 1 s)" % idle)
+    # Polling for 1 ms after each of 100 requests 10 ms apart, as a fixed poll did, costs the
+    # parent and the worker 1 ms each per request: 200 ms, 20 ticks. Sleeping at once, the
+    # daemon's own work is well under 100 us per request: a tick or two in all.
+    used, sleeps = spaced_requests(1000)
+    print("busy_poll_us 1000, requests 10 ms apart: %d ticks for 100 requests; parent sleeps "
+          "per request %.2f" % (used, sleeps))
+    check(sleeps >= 1.0, "between spaced requests the parent sleeps")
+    check(used < 10, "no polling for requests that come far apart (%d ticks)" % used)
     print("ok")
 
 

@@ -32,8 +32,10 @@ def main():
                 "-E", "NOTIFY_SOCKET", "-E", "WATCHDOG_USEC=%d" % WATCHDOG_USEC,
                 "-l", path, "--fdname=p256signd"] + argv
 
+    # The request timeout above the worker timeout, as the defaults nest them: the stopped
+    # signers' requests are answered by their replacements, after 4 s, not timed out.
     d = Daemon(binary, workers=2, wrap=wrap, wait_ready=False,
-               limits={"worker_timeout_ms": 4000})
+               limits={"worker_timeout_ms": 4000, "request_timeout_ms": 8000})
     # systemd-socket-activate starts the daemon on the first connection attempt.
     end = time.monotonic() + TIMEOUT
     while not os.path.exists(path):
