@@ -14,8 +14,7 @@
  * included, and a file whose last line is cut refused; the timer armed only while something is
  * due, a `time` checkpoint when it fires, and no timer once every record is sealed. An outage
  * with the server's gate played in full (a withheld signature answered audit-unavailable, and
- * that answer recorded): the records
- * of the answers given meanwhile are queued and written in order once there is room, the cut
+ * that answer recorded): the records of the answers given meanwhile are queued and written in order once there is room, the cut
  * `ok` line of a withheld signature is followed by its audit-unavailable record; past the
  * queue's bound a `dropped` record counts the rest by op and result; a reopen puts the new
  * file's open record before the queue; with the journal on, each record reaches it once.
@@ -700,7 +699,8 @@ static void test_outage_queue(void)
 	CHECK_INT(status_number(&f.a, "lost"), 0);
 	CHECK(state_is(&f.a, "failing"));
 	f.a.last_plain_seq = f.a.seq + 1;	/* a time checkpoint would be due */
-	f.a.ticks = 100;
+	f.a.time_due_us = 1;
+	event_active(f.a.timer, EV_TIMEOUT, 0);	/* the timer fires */
 	CHECK(event_base_loop(f.base, EVLOOP_NONBLOCK) == 0);
 	CHECK(!f.seal_out);		/* none while the log is failing */
 	/* Room again: the queue is written first, in order, then what comes next. */
@@ -819,36 +819,6 @@ static void test_queue_bound(void)
 	recs = load_records(f.cfg.file);
 	check_kinds_line(json_array_get(recs, json_array_size(recs) - 1), 2, "status ok 2");
 	json_decref(recs);
-
-/* The timer is armed only while something is due: records unsealed get their `time` checkpoint
- * when it fires (2 s after the first of them), and once every record is sealed it is not armed
- * again (an idle log does not wake the daemon). */
-static void test_time_checkpoint(void)
-{
-	static struct fixture f;
-	struct log l = { 0 };
-	uint64_t last;
-
-	test_case = "time checkpoint";
-	setup(&f, "/run/time.log", 0, 1);
-	requests(&f, 2);
-	audit_flush(&f.a);
-	last = f.a.seq;
-	CHECK(evtimer_pending(f.a.timer, NULL));
-	CHECK(f.a.time_due_us > 0);
-	for (int i = 0; i < 100 && !f.seal_out; i++)
-		CHECK(event_base_loop(f.base, EVLOOP_ONCE) == 0);	/* the timer, once due */
-	CHECK(f.seal_out);
-	answer_seal(&f);
-	read_log(f.cfg.file, &l);
-	CHECK(strcmp(member_text(l.last, "type"), "checkpoint") == 0);
-	CHECK(strcmp(member_text(l.last, "reason"), "time") == 0);
-	CHECK_INT(json_integer_value(json_object_get(l.last, "covers_seq")), last);
-	CHECK(!evtimer_pending(f.a.timer, NULL));	/* all sealed: nothing due */
-	CHECK_INT(f.a.time_due_us, 0);
-	requests(&f, 1);
-	audit_flush(&f.a);
-	CHECK(evtimer_pending(f.a.timer, NULL));	/* a new record: due again */
 	free_log(&l);
 	teardown(&f);
 }
@@ -922,6 +892,39 @@ static void test_reopen_queue(void)
 	CHECK(strcmp(member_text(json_array_get(recs, 2), "op"), "ping") == 0);
 	CHECK(state_is(&f.a, "ok"));
 	json_decref(recs);
+	teardown(&f);
+}
+
+/* The timer is armed only while something is due: records unsealed get their `time` checkpoint
+ * when it fires (2 s after the first of them), and once every record is sealed it is not armed
+ * again (an idle log does not wake the daemon). */
+static void test_time_checkpoint(void)
+{
+	static struct fixture f;
+	struct log l = { 0 };
+	uint64_t last;
+
+	test_case = "time checkpoint";
+	setup(&f, "/run/time.log", 0, 1);
+	requests(&f, 2);
+	audit_flush(&f.a);
+	last = f.a.seq;
+	CHECK(evtimer_pending(f.a.timer, NULL));
+	CHECK(f.a.time_due_us > 0);
+	for (int i = 0; i < 100 && !f.seal_out; i++)
+		CHECK(event_base_loop(f.base, EVLOOP_ONCE) == 0);	/* the timer, once due */
+	CHECK(f.seal_out);
+	answer_seal(&f);
+	read_log(f.cfg.file, &l);
+	CHECK(strcmp(member_text(l.last, "type"), "checkpoint") == 0);
+	CHECK(strcmp(member_text(l.last, "reason"), "time") == 0);
+	CHECK_INT(json_integer_value(json_object_get(l.last, "covers_seq")), last);
+	CHECK(!evtimer_pending(f.a.timer, NULL));	/* all sealed: nothing due */
+	CHECK_INT(f.a.time_due_us, 0);
+	requests(&f, 1);
+	audit_flush(&f.a);
+	CHECK(evtimer_pending(f.a.timer, NULL));	/* a new record: due again */
+	free_log(&l);
 	teardown(&f);
 }
 
