@@ -29,6 +29,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "provider"))
 import providerlib  # noqa: E402
+from daemonlib import switches  # noqa: E402  (providerlib put tests/daemon on the path)
 from providerlib import (daemon_with_key, export_key_ref, free_port, path,  # noqa: E402
                          run_handshakes, start_haproxy, start_nginx, stop_process,
                          write_openssl_cnf)
@@ -40,16 +41,6 @@ def instance_dir(name):
     os.mkdir(d)
     os.chmod(d, 0o755)
     return d
-
-
-def switches(pid):
-    """Context switches of pid so far, voluntary and not: its wake-ups."""
-    n = 0
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
-                n += int(line.split()[1])
-    return n
 
 
 def idle_wakeups(d, seconds):

@@ -445,3 +445,13 @@ def wait_listening(proc, port, log):
         except OSError:
             check(time.monotonic() < end, "nothing listens on %d" % port)
             time.sleep(0.05)
+
+
+def switches(pid):
+    """Context switches of pid so far, voluntary and not: its wake-ups."""
+    n = 0
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
+                n += int(line.split()[1])
+    return n

@@ -20,15 +20,6 @@ QUIET_S = 3
 BOUND = 5
 
 
-def switches(pid):
-    n = 0
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
-                n += int(line.split()[1])
-    return n
-
-
 def processes(d):
     procs = {"parent": d.proc.pid, "key-holder": d.keyholder()}
     for i, pid in enumerate(d.workers()):
