@@ -54,6 +54,7 @@
 #define RBUF 65536
 #define MAX_RUNS 50
 #define LIGHT_INTERVAL_US 1000		/* --light: one request a millisecond */
+#define COLD_SAMPLES 300		/* --light: signatures after an idle spell, each kind */
 #define MAX_SIGNERS 64			/* counted by --idle-seconds */
 
 struct options {
@@ -102,6 +103,8 @@ struct result {
 					 * sign_checked_us with verify_after_sign; 0: unknown */
 	double daemon_over_sign_us;	/* (parent + workers) CPU per signature less the CPU time of
 					 * one in-process signature (checked with verify_after_sign) */
+	double cold_us;			/* --light rows: that signature's CPU after an idle spell */
+	double daemon_over_cold_us;	/* and the daemon's CPU per signature less it */
 };
 
 /* --idle-seconds: the wake-ups per second of each process of one daemon with no client. */
@@ -197,6 +200,7 @@ struct yardstick {
 	double per_cpu_s;		/* signs per CPU-second */
 	double per_cpu_s1;		/* on one thread: p256_sign per CPU-second */
 	double per_cpu_s1_checked;	/* and p256_sign_checked */
+	double cold_us, cold_checked_us; /* --light: CPU of one after an idle spell (sign_cold) */
 };
 
 /* Keeps in *best the better of each figure of *best and *y. */
@@ -210,17 +214,64 @@ static void keep_best(struct yardstick *best, const struct yardstick *y)
 	best->per_cpu_s1 = y->per_cpu_s1 > best->per_cpu_s1 ? y->per_cpu_s1 : best->per_cpu_s1;
 	best->per_cpu_s1_checked = y->per_cpu_s1_checked > best->per_cpu_s1_checked ?
 	    y->per_cpu_s1_checked : best->per_cpu_s1_checked;
+	if (y->cold_us > 0 && (best->cold_us == 0 || y->cold_us < best->cold_us))
+		best->cold_us = y->cold_us;
+	if (y->cold_checked_us > 0 &&
+	    (best->cold_checked_us == 0 || y->cold_checked_us < best->cold_checked_us))
+		best->cold_checked_us = y->cold_checked_us;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The CPU time of one signature made right after sleeping LIGHT_INTERVAL_US, as a signer makes
+ * it at a light load (median of COLD_SAMPLES, this thread's CPU clock). A CPU that has been idle
+ * runs its next tens of microseconds slower than the hot loop of inprocess_rate shows (on a
+ * virtual machine the vCPU is resumed and its caches and TLB refilled), so the light rows are
+ * also judged against this.
+ */
+static int inprocess_cold(const struct p256_key *key, int checked, double *us)
+{
+	static double t[COLD_SAMPLES];
+	const struct timespec gap = { .tv_nsec = LIGHT_INTERVAL_US * 1000L };
+	uint8_t digest[P256_DIGEST_LEN] = { 0x42 }, sig[P256_SIG_LEN];
+
+	for (size_t i = 0; i < COLD_SAMPLES; i++) {
+		struct timespec a, b;
+		int r;
+
+		digest[1] = (uint8_t)i;
+		if (nanosleep(&gap, NULL) != 0 || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a) != 0)
+			return -1;
+		r = checked ? p256_sign_checked(key, digest, P256_NONCE_HEDGED, NULL, 0, sig) :
+		    p256_sign(key->d, digest, P256_NONCE_HEDGED, NULL, 0, sig);
+		if (r != 0 || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b) != 0)
+			return -1;
+		t[i] = (double)(b.tv_sec - a.tv_sec) * 1e6 + (double)(b.tv_nsec - a.tv_nsec) / 1e3;
+	}
+	qsort(t, COLD_SAMPLES, sizeof(t[0]), cmp_double);
+	*us = t[COLD_SAMPLES / 2];
+	return 0;
 }
 
 /* Measures the yardstick, keeping the best figures seen so far. */
-static int measure_yardstick(const struct p256_key *key, long cores, struct yardstick *y)
+static int measure_yardstick(const struct p256_key *key, long cores, int light,
+	struct yardstick *y)
 {
-	struct yardstick now;
+	struct yardstick now = { 0 };
 
 	if (inprocess_rate(key, 0, 1, 1.0, &now.rate1, &now.per_cpu_s1) != 0 ||
 	    inprocess_rate(key, 1, 1, 0.5, &now.rate1_checked, &now.per_cpu_s1_checked) != 0 ||
 	    inprocess_rate(key, 0, cores < 1 ? 1 : (unsigned)cores, 2.0, &now.rate_all,
 	    &now.per_cpu_s) != 0)
+		return -1;
+	if (light && (inprocess_cold(key, 0, &now.cold_us) != 0 ||
+	    inprocess_cold(key, 1, &now.cold_checked_us) != 0))
 		return -1;
 	keep_best(y, &now);
 	return 0;
@@ -868,13 +919,6 @@ out:
 	return r;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* A figure over the runs: median, least and greatest; n = 0: not measured. */
 struct spread {
 	double median, min, max;
@@ -907,13 +951,14 @@ struct targets {
 	struct spread parent_us, workers_us, self_us;
 	struct spread daemon64, daemon64_verify;
 	struct spread light_over, light_over_verify;
+	struct spread light_cold, light_cold_verify;	/* the same less the cold signature */
 };
 
 static void judge(const struct result *res, size_t n, struct targets *t)
 {
 	double ratio[MAX_RUNS], cpu_ratio[MAX_RUNS], extra[MAX_RUNS];
 	double parent[MAX_RUNS], workers[MAX_RUNS], self[MAX_RUNS];
-	double daemon[MAX_RUNS], daemon_verify[MAX_RUNS], light[2][MAX_RUNS];
+	double daemon[MAX_RUNS], daemon_verify[MAX_RUNS], light[2][MAX_RUNS], cold[2][MAX_RUNS];
 	size_t nr = 0, ne = 0, nd = 0, ndv = 0, nl[2] = { 0, 0 };
 
 	for (size_t i = 0; i < n; i++) {
@@ -921,8 +966,10 @@ static void judge(const struct result *res, size_t n, struct targets *t)
 		int v = res[i].verify_after_sign == 1;
 
 		if (res[i].light) {
-			if (own && nl[v] < MAX_RUNS)
+			if (own && nl[v] < MAX_RUNS) {
+				cold[v][nl[v]] = res[i].daemon_over_cold_us;
 				light[v][nl[v]++] = res[i].daemon_over_sign_us;
+			}
 			continue;
 		}
 		if (res[i].depth != 1)
@@ -954,6 +1001,8 @@ static void judge(const struct result *res, size_t n, struct targets *t)
 	t->daemon64_verify = spread_of(daemon_verify, ndv);
 	t->light_over = spread_of(light[0], nl[0]);
 	t->light_over_verify = spread_of(light[1], nl[1]);
+	t->light_cold = spread_of(cold[0], nl[0]);
+	t->light_cold_verify = spread_of(cold[1], nl[1]);
 }
 
 static void print_spread(const char *name, const struct spread *sp, const char *sep)
@@ -969,9 +1018,10 @@ static void print_json(const struct options *o, const struct load *pin, long cor
 	const struct yardstick *y, const struct result *res, size_t n, const struct targets *t)
 {
 	printf("{\"inprocess\": {\"threads\": %ld, \"signs_per_s\": %.0f, \"signs_per_cpu_s\": %.0f, "
-	    "\"sign_us\": %.1f, \"sign_checked_us\": %.1f},\n \"nonce\": \"%s\", "
-	    "\"interval_us\": %u,\n ", cores, y->rate_all, y->per_cpu_s, 1e6 / y->rate1,
-	    1e6 / y->rate1_checked, o->nonce, o->interval_us);
+	    "\"sign_us\": %.1f, \"sign_checked_us\": %.1f, \"sign_cold_us\": %.1f, "
+	    "\"sign_checked_cold_us\": %.1f},\n \"nonce\": \"%s\", \"interval_us\": %u,\n ",
+	    cores, y->rate_all, y->per_cpu_s, 1e6 / y->rate1, 1e6 / y->rate1_checked, y->cold_us,
+	    y->cold_checked_us, o->nonce, o->interval_us);
 	if (o->pinned)
 		printf("\"pinned\": {\"daemon\": \"%s\", \"load\": \"%s\"},\n ", pin->daemon_cpus,
 		    pin->load_cpus);
@@ -985,6 +1035,7 @@ static void print_json(const struct options *o, const struct load *pin, long cor
 		    "\"sign_checked_us\": %.2f, \"ratio\": %.3f, \"cpu_ratio\": %.3f, "
 		    "\"daemon_cpu_ratio\": %.3f, \"interval_us\": %u, \"sign_cpu_us\": %.2f, "
 		    "\"sign_checked_cpu_us\": %.2f, \"daemon_over_sign_us\": %.2f, "
+		    "\"cold_us\": %.2f, \"daemon_over_cold_us\": %.2f, "
 		    "\"cpu_us_per_sign\": {\"parent\": %.2f, "
 		    "\"workers\": %.2f, \"bench_load\": %.2f}}", i ? "," : "", res[i].run,
 		    res[i].verify_after_sign < 0 ? "null" : res[i].verify_after_sign ? "true" : "false",
@@ -992,7 +1043,8 @@ static void print_json(const struct options *o, const struct load *pin, long cor
 		    res[i].p50_us, res[i].p99_us, res[i].errors, res[i].sign_us,
 		    res[i].sign_checked_us, res[i].ratio, res[i].cpu_ratio, res[i].daemon_cpu_ratio,
 		    res[i].interval_us, res[i].sign_cpu_us, res[i].sign_checked_cpu_us,
-		    res[i].daemon_over_sign_us, res[i].us_per_sign.parent,
+		    res[i].daemon_over_sign_us, res[i].cold_us, res[i].daemon_over_cold_us,
+		    res[i].us_per_sign.parent,
 		    res[i].us_per_sign.workers, res[i].us_per_sign.self);
 	printf("],\n \"targets\": {");
 	print_spread("ratio_64", &t->ratio64, ", ");
@@ -1001,7 +1053,9 @@ static void print_json(const struct options *o, const struct load *pin, long cor
 	print_spread("daemon_cpu_ratio_64_verify", &t->daemon64_verify, ", ");
 	print_spread("p50_minus_sign_us_1", &t->extra1_us, ", ");
 	print_spread("light_daemon_over_sign_us", &t->light_over, ", ");
-	print_spread("light_daemon_over_sign_checked_us", &t->light_over_verify, "},\n");
+	print_spread("light_daemon_over_sign_checked_us", &t->light_over_verify, ", ");
+	print_spread("light_daemon_over_sign_cold_us", &t->light_cold, ", ");
+	print_spread("light_daemon_over_sign_checked_cold_us", &t->light_cold_verify, "},\n");
 	printf(" \"idle\": [");
 	for (size_t i = 0; i < pin->nidle; i++) {
 		const struct idle *d = &pin->idle[i];
@@ -1069,6 +1123,11 @@ static void print_targets(const struct yardstick *y, long cores, const struct ta
 		    t->light_over_verify.median);
 		print_runs(&t->light_over_verify, 1);
 	}
+	if (t->light_cold.n > 0) {
+		printf("the same against a signature made after %u us asleep (%.1f us, checked %.1f "
+		    "us): + %.1f us, verify_after_sign + %.1f us\n", LIGHT_INTERVAL_US, y->cold_us,
+		    y->cold_checked_us, t->light_cold.median, t->light_cold_verify.median);
+	}
 }
 
 /* --idle-seconds without --json: each daemon's wake-ups per second. */
@@ -1098,14 +1157,14 @@ static int one_run(struct load *l, const struct p256_key *key, long cores, unsig
 	struct yardstick y = { 0 };
 	size_t first = *n, first_idle = l->nidle;
 
-	if (measure_yardstick(key, cores, &y) != 0)
+	if (measure_yardstick(key, cores, l->o->light, &y) != 0)
 		return -1;
 	if (l->o->socket != NULL) {
 		if (run_all(l, l->o->socket, -1, res, n) != 0)
 			return -1;
 	} else if (own_daemon(l, 1, res, n) != 0 || own_daemon(l, 0, res, n) != 0)
 		return -1;
-	if (measure_yardstick(key, cores, &y) != 0)
+	if (measure_yardstick(key, cores, l->o->light, &y) != 0)
 		return -1;
 	for (size_t i = first; i < *n; i++) {
 		res[i].run = run;
@@ -1121,6 +1180,10 @@ static int one_run(struct load *l, const struct p256_key *key, long cores, unsig
 		res[i].daemon_cpu_ratio = daemon / (v ? res[i].sign_checked_us : res[i].sign_us);
 		res[i].daemon_over_sign_us = daemon -
 		    (v ? res[i].sign_checked_cpu_us : res[i].sign_cpu_us);
+		if (res[i].light) {
+			res[i].cold_us = v ? y.cold_checked_us : y.cold_us;
+			res[i].daemon_over_cold_us = daemon - res[i].cold_us;
+		}
 	}
 	for (size_t i = first_idle; i < l->nidle; i++)
 		l->idle[i].run = run;

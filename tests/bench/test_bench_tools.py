@@ -101,11 +101,25 @@ def check_light():
                 abs(r["daemon_over_sign_us"] - (cpu["parent"] + cpu["workers"] - base)) > 0.02:
             fail("bench-load: daemon_over_sign_us is not parent + workers less %s in %s" %
                  ("sign_checked_cpu_us" if r["verify_after_sign"] else "sign_cpu_us", r))
+    # The light rows are also judged against a signature made after an idle spell, of its kind.
+    inproc = out["inprocess"]
+    for r in light:
+        cpu = r["cpu_us_per_sign"]
+        cold = inproc["sign_checked_cold_us" if r["verify_after_sign"] else "sign_cold_us"]
+        if abs(r["cold_us"] - cold) > 0.06 or \
+                abs(r["daemon_over_cold_us"] - (cpu["parent"] + cpu["workers"] - cold)) > 0.06:
+            fail("bench-load: daemon_over_cold_us is not parent + workers less %.1f in %s" %
+                 (cold, r))
+    if not 0 < inproc["sign_cold_us"] < inproc["sign_checked_cold_us"]:
+        fail("bench-load --light: cold signatures %s" % inproc)
     t = out["targets"]
-    for name, vas in (("light_daemon_over_sign_us", False),
-                      ("light_daemon_over_sign_checked_us", True)):
+    for name, key, vas in (("light_daemon_over_sign_us", "daemon_over_sign_us", False),
+                           ("light_daemon_over_sign_checked_us", "daemon_over_sign_us", True),
+                           ("light_daemon_over_sign_cold_us", "daemon_over_cold_us", False),
+                           ("light_daemon_over_sign_checked_cold_us", "daemon_over_cold_us",
+                            True)):
         (row,) = [r for r in light if r["verify_after_sign"] is vas]
-        if t[name]["runs"] != 1 or abs(t[name]["median"] - row["daemon_over_sign_us"]) > 0.006:
+        if t[name]["runs"] != 1 or abs(t[name]["median"] - row[key]) > 0.006:
             fail("bench-load: %s %s against the row %s" % (name, t[name], row))
     idle = out["idle"]
     if sorted(i["verify_after_sign"] for i in idle) != [False, True] or \
@@ -126,6 +140,13 @@ def check_floor():
         fail("bench-floor: frame sizes %s" % out)
     for bad in (["--connections", "0"], ["--seconds", "0"], ["extra"]):
         run([BENCH_FLOOR] + bad, expect=2)
+    # --light: one request a millisecond through a relay; 0.3 s is about 300 of them.
+    light = json.loads(run([BENCH_FLOOR, "--light", "--seconds", "0.3", "--json"]))
+    if light["interval_us"] != 1000 or not 100 <= light["requests"] <= 300:
+        fail("bench-floor --light: %s" % light)
+    cpu = light["cpu_us_per_request"]
+    if set(cpu) != {"relay", "answerer"} or min(cpu.values()) < 0:
+        fail("bench-floor --light: %s" % light)
 
 
 check_load()
