@@ -195,6 +195,29 @@ static void handle_pubkey(struct requests *rq, struct reply_to *to, const struct
 	reply_send(rq->d.replies, to, &resp);
 }
 
+/* CERTIFICATE: public data, for the peers that may see the key as for PUBKEY (POLICY_SEE),
+ * answered from the key set in use: the key-holder is never asked at request time. */
+static void handle_certificate(struct requests *rq, struct reply_to *to,
+	const struct proto_request *req)
+{
+	struct proto_response resp;
+	const struct key_public *kp;
+	int k;
+
+	if ((k = find_key(rq, to, &req->key, POLICY_SEE)) < 0)
+		return;
+	kp = &rq->d.kt->pub[k];
+	if (kp->cert == NULL) {
+		reply_error(rq->d.replies, to, PROTO_E_NO_CERTIFICATE);
+		return;
+	}
+	success_header(&resp, to);
+	memcpy(resp.key_id, kp->id, sizeof(resp.key_id));
+	resp.cert = kp->cert;
+	resp.cert_len = kp->cert_len;
+	reply_send(rq->d.replies, to, &resp);
+}
+
 /* The public point of a VERIFY: its explicit point (kind 3, or kind 4 decompressed) or a key's,
  * with *vk the key's table (NULL for an explicit point or a key without one). -1 after replying
  * bad-point, unknown-key or denied. */
@@ -283,6 +306,7 @@ static json_t *list_keys_json(const struct requests *rq, const struct conn *c)
 			.verify_after_sign = kp->verify_after_sign, .purpose = kp->purpose,
 			.signatures = use->signatures,
 			.precomputed_signatures = use->precomputed_signatures,
+			.has_certificate = kp->cert != NULL,
 			.certificate_not_after = kp->cert_not_after,
 			.allow = root ? &kp->allow : NULL };
 
@@ -390,6 +414,9 @@ static void dispatch(struct requests *rq, struct reply_to *to, const struct prot
 		break;
 	case PROTO_VERIFY:
 		handle_verify(rq, to, req);
+		break;
+	case PROTO_CERTIFICATE:
+		handle_certificate(rq, to, req);
 		break;
 	case PROTO_LIST_KEYS:
 		handle_json(rq, to, list_keys_json(rq, to->conn));
