@@ -73,8 +73,10 @@ static void free_module(struct p11_module *m, int inherited)
 {
 	size_t i, busy = 0;
 
-	if (inherited)
+	if (inherited) {
 		p11_free_jobs(m);
+		p11_free_refreshes(m);
+	}
 	for (i = 0; i < m->nsessions; i++) {
 		if (m->sessions[i] != NULL)
 			p11_session_reset(m->sessions[i]);
