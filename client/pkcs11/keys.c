@@ -53,8 +53,7 @@ int p11_merge_keys(struct p11_slot *s, struct p11_key *keys, size_t n)
  * where that thread does not exist, frees it with the inherited state.
  */
 struct p11_refresh {
-	struct p11_refresh *next, *prev;
-	struct p11_module *mod;		/* whose list it is on */
+	struct p11_inflight link;	/* first: on the module's refreshes */
 	char *json;			/* LIST_KEYS */
 	struct p11_key *keys;		/* its entries, with their certificates */
 	size_t n;
@@ -70,38 +69,9 @@ static void free_refresh(struct p11_refresh *rf)
 	free(rf);
 }
 
-void p11_free_refreshes(struct p11_module *m)
+static void free_refresh_entry(struct p11_inflight *e)
 {
-	struct p11_refresh *rf, *next;
-
-	for (rf = m->refreshes; rf != NULL; rf = next) {
-		next = rf->next;
-		free_refresh(rf);
-	}
-	m->refreshes = NULL;
-}
-
-/* Under the module lock. */
-static void link_refresh(struct p11_refresh *rf)
-{
-	rf->mod = p11_mod;
-	rf->next = p11_mod->refreshes;
-	if (rf->next != NULL)
-		rf->next->prev = rf;
-	p11_mod->refreshes = rf;
-}
-
-/* Under the module lock; one of a state finalised meanwhile is on no list any more. */
-static void unlink_refresh(struct p11_refresh *rf)
-{
-	if (p11_mod != rf->mod)
-		return;
-	if (rf->prev != NULL)
-		rf->prev->next = rf->next;
-	else
-		p11_mod->refreshes = rf->next;
-	if (rf->next != NULL)
-		rf->next->prev = rf->prev;
+	free_refresh((struct p11_refresh *)e);	/* the entry's first member */
 }
 
 static int list_keys(struct p256sign *h, void *arg)
@@ -160,7 +130,7 @@ CK_RV p11_refresh_keys(CK_SLOT_ID id)
 		return CKR_HOST_MEMORY;
 	p11_lock();
 	if ((s = p11_slot(id)) != NULL)
-		link_refresh(rf);
+		p11_inflight_link(&p11_mod->refreshes, &rf->link, free_refresh_entry);
 	p11_unlock();
 	if (s == NULL) {
 		free(rf);
@@ -177,7 +147,7 @@ CK_RV p11_refresh_keys(CK_SLOT_ID id)
 	p11_lock();
 	if (rv == CKR_OK && (p11_slot(id) != s || p11_merge_keys(s, rf->keys, rf->n) != 0))
 		rv = CKR_HOST_MEMORY;
-	unlink_refresh(rf);
+	p11_inflight_unlink(&rf->link);
 	p11_unlock();
 	free_refresh(rf);
 	return rv;

@@ -79,16 +79,27 @@ struct p11_session {
 	void *md;			/* EVP_MD_CTX once CKM_ECDSA_SHA256 data outgrew buf */
 };
 
-struct p11_job;
-struct p11_refresh;
+struct p11_module;
+
+/*
+ * An entry of a state's list of work in flight, a signature (sign.c) or a key list being read
+ * (keys.c), while its thread waits for the daemon: a child made by fork() then, where that thread
+ * does not exist, frees it with the inherited state. The first member of its entry.
+ */
+struct p11_inflight {
+	struct p11_inflight *next, *prev;
+	struct p11_module *mod;		/* whose list it is on */
+	struct p11_inflight **head;	/* that list */
+	void (*free)(struct p11_inflight *e);	/* frees the whole entry */
+};
 
 struct p11_module {
 	struct p11_slot slots[P11_MAX_SLOTS];
 	size_t nslots;
 	struct p11_session **sessions;	/* handle = index + 1 */
 	size_t nsessions;
-	struct p11_job *jobs;		/* signatures at the daemon now (sign.c) */
-	struct p11_refresh *refreshes;	/* key lists being read from the daemon now (keys.c) */
+	struct p11_inflight *jobs;	/* signatures at the daemon now (sign.c) */
+	struct p11_inflight *refreshes;	/* key lists being read from the daemon now (keys.c) */
 	struct p11_module *kept;	/* module.c: parents' states a child could not free */
 	int timeout_ms;			/* config.c: every slot's request deadline */
 };
@@ -98,6 +109,11 @@ extern struct p11_module *p11_mod;
 void p11_lock(void);
 void p11_unlock(void);
 int p11_initialized(void);	/* p11_mod != NULL, read under the lock */
+/* Under the module lock: e onto the list *head of the state in use, and off it again (an entry of
+ * a state finalised meanwhile, which PKCS#11 forbids during a call, is on no list any more). */
+void p11_inflight_link(struct p11_inflight **head, struct p11_inflight *e,
+	void (*free_entry)(struct p11_inflight *e));
+void p11_inflight_unlink(struct p11_inflight *e);
 
 /* config.c: slots from C_Initialize's reserved string (p11-kit's x-init-reserved) and the file
  * named by $P256SIGN_PKCS11_CONFIG; the default socket when neither names one. */
@@ -132,8 +148,6 @@ void p11_keys_free(struct p11_key *keys, size_t n);
  * of keys (their entries keep none). */
 CK_RV p11_refresh_keys(CK_SLOT_ID slot);
 int p11_merge_keys(struct p11_slot *s, struct p11_key *keys, size_t n);
-/* Frees the key list readings of a state inherited by a child, whose threads are gone. */
-void p11_free_refreshes(struct p11_module *m);
 /* The key and kind of a handle (under the module lock); NULL when invalid or absent. */
 struct p11_key *p11_object(CK_OBJECT_HANDLE h, CK_SLOT_ID *slot, int *kind);
 CK_OBJECT_HANDLE p11_handle(CK_SLOT_ID slot, size_t key_index, int kind);
@@ -162,8 +176,6 @@ int p11_matches(const struct p11_attrs *attrs, const CK_ATTRIBUTE *tmpl, CK_ULON
 CK_RV p11_lock_session(CK_SESSION_HANDLE h, struct p11_session **out);
 void p11_session_reset(struct p11_session *s);
 
-/* sign.c: frees the jobs of a state inherited by a child, whose threads are gone. */
-void p11_free_jobs(struct p11_module *m);
 
 /* attrs.c: the mechanisms, CKA_ALLOWED_MECHANISMS and C_GetMechanismList. */
 extern const CK_MECHANISM_TYPE p11_mechanisms[];

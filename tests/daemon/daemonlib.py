@@ -221,6 +221,13 @@ class Client:
         r = self.call(frame(PUBKEY, 1, key_name(name))).ok(PUBKEY)
         return r.body[:32], r.body[32:97], r.body[97:]
 
+    def wait_status(self, member, value):
+        """STATUS again every 0.02 s until its member has value (TIMEOUT at most)."""
+        end = time.monotonic() + TIMEOUT
+        while self.call(frame(STATUS, 0)).ok(STATUS).json()[member] != value:
+            check(time.monotonic() < end, "STATUS %s never %s" % (member, value))
+            time.sleep(0.02)
+
     def certificate(self, selector):
         """CERTIFICATE with a key selector (key_name, key_id): (key id, DER), after checking the
         answer's layout (docs/protocol.md section 4.2)."""

@@ -62,13 +62,6 @@ def ctl(d, *args):
                           timeout=TIMEOUT)
 
 
-def wait_key_set(c, gen):
-    end = time.monotonic() + TIMEOUT
-    while c.call(frame(STATUS, 0)).ok(STATUS).json()["key_set"] != gen:
-        check(time.monotonic() < end, "reload to key set %d" % gen)
-        time.sleep(0.02)
-
-
 def requests(audit_file):
     recs = []
     with open(audit_file) as f:
@@ -145,7 +138,7 @@ def reload(d, tmp, keys):
     keys[1] = {k: v for k, v in keys[1].items() if k != "certificate"}
     d.write_keys(keys)
     d.proc.send_signal(signal.SIGHUP)
-    wait_key_set(c, 2)
+    c.wait_status("key_set", 2)
     check(c.certificate(key_name("rfc"))[1] == new_der, "the reloaded certificate")
     c.expect_error(frame(CERTIFICATE, 2, key_name("shared")), E["no_certificate"])
     # A certificate over 16384 bytes of DER: the reload is refused, the key set stays.
