@@ -528,7 +528,8 @@ static int check_listing(struct ctx *x, const struct config *cfg)
 			.nonce = config_nonce_name(k->nonce),
 			.verify_after_sign = k->verify_after_sign, .purpose = k->purpose,
 			.signatures = INT64_MAX, .precomputed_signatures = INT64_MAX,
-			.certificate_not_after = k->certificate != NULL ? INT64_MIN : 0,
+			.has_certificate = k->certificate != NULL,
+			.certificate_not_after = INT64_MIN,
 			.allow = &k->allow };
 	}
 	fit = list_keys_fit(e, cfg->nkeys, &len);

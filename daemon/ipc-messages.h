@@ -55,6 +55,9 @@
 	    IPC_AUDIT_SEALED, 0) \
 	/* keyholder -> parent: the seal */ \
 	X(IPC_AUDIT_SEALED, "audit-sealed", KEYHOLDER, PARENT, sizeof(struct ipc_audit_sealed), 0, \
-	    0, IPC_AFTER_KEYS)
+	    0, IPC_AFTER_KEYS) \
+	/* keyholder -> parent: the certificate of the key just announced, its DER as trailing bytes */ \
+	X(IPC_KEY_CERT, "key-cert", KEYHOLDER, PARENT, sizeof(struct ipc_key_cert), IPC_CERT_MAX, 0, \
+	    IPC_KEYSET)
 
 #endif

@@ -26,6 +26,7 @@ static const struct ipc_type_info {
 _Static_assert(offsetof(struct ipc_key_public, generation) == 0, "generation first");
 _Static_assert(offsetof(struct ipc_keys_ready, generation) == 0, "generation first");
 _Static_assert(offsetof(struct ipc_signer, generation) == 0, "generation first");
+_Static_assert(offsetof(struct ipc_key_cert, generation) == 0, "generation first");
 
 static const struct ipc_type_info *info(uint16_t type)
 {

@@ -47,6 +47,9 @@ enum ipc_flag {
 	IPC_AFTER_KEYS = 1 << 4,	/* only once a key set was announced whole */
 };
 
+/* The longest reason in IPC_RELOAD_FAILED. */
+#define IPC_TEXT_MAX 512
+
 struct ipc_header {
 	uint16_t type;		/* enum ipc_type */
 	uint16_t flags;		/* 0 */
@@ -106,10 +109,23 @@ struct ipc_key_public {
 	struct policy_acl allow;	/* names resolved by the key-holder, which read the config */
 };
 
+/*
+ * The certificate of a key of the key set being announced: right after that key's
+ * IPC_KEY_PUBLIC, for a key configured with one; its DER (1 .. IPC_CERT_MAX bytes) follows this
+ * fixed part. Public data, read once by the key-holder at load: the parent answers CERTIFICATE
+ * from its copy.
+ */
+#define IPC_CERT_MAX PROTO_CERT_MAX
+struct ipc_key_cert {
+	uint32_t generation;
+	uint32_t index;		/* the key's, the last IPC_KEY_PUBLIC's */
+};
+
 struct ipc_keys_ready {
 	uint32_t generation;
 	uint32_t nkeys;		/* IPC_KEY_PUBLIC messages sent before this one */
 	uint32_t nsigners;	/* IPC_SIGNER_FD messages that follow */
+	uint32_t ncerts;	/* IPC_KEY_CERT messages sent before this one */
 };
 
 struct ipc_signer {
@@ -124,8 +140,6 @@ struct ipc_signer_exit {
 	int32_t status;		/* as from waitpid */
 };
 
-/* The longest reason in IPC_RELOAD_FAILED. */
-#define IPC_TEXT_MAX 512
 
 /* Messages a signer reads at most at once, and answers as one batch. */
 #define IPC_BATCH 64
@@ -141,9 +155,11 @@ struct ipc_signer_exit {
 #define IPC_SIGNER_MSG_MAX (sizeof(struct ipc_header) + sizeof(struct ipc_signature))
 #define IPC_SIGNER_REQ_MAX (sizeof(struct ipc_header) + sizeof(struct ipc_sign_tls))
 
-/* The largest message on any channel. */
-#define IPC_MSG_MAX (sizeof(struct ipc_header) + IPC_TEXT_MAX)
-_Static_assert(sizeof(struct ipc_key_public) <= IPC_TEXT_MAX, "IPC_MSG_MAX holds every body");
+/* The largest message on any channel: a certificate's (16 KiB of DER). */
+#define IPC_MSG_MAX (sizeof(struct ipc_header) + sizeof(struct ipc_key_cert) + IPC_CERT_MAX)
+_Static_assert(sizeof(struct ipc_key_public) <= IPC_MSG_MAX - sizeof(struct ipc_header),
+    "IPC_MSG_MAX holds every body");
+_Static_assert(IPC_TEXT_MAX <= IPC_MSG_MAX - sizeof(struct ipc_header), "and every text");
 
 /* Faults of a message; they say which rule it broke (ipc_err_text). */
 enum ipc_err {

@@ -89,7 +89,22 @@ static int send_msg(struct keyholder *k, uint16_t type, const void *body, size_t
 	return 0;
 }
 
-/* IPC_KEY_PUBLIC for every key of the current generation, then IPC_KEYS_READY. */
+/* IPC_KEY_CERT: the certificate of key i, right after its IPC_KEY_PUBLIC. 0 or -1 (logged). */
+static int send_cert(struct keyholder *k, size_t i)
+{
+	const struct key_public *kp = &k->kt.pub[i];
+	struct ipc_key_cert m = { .generation = k->generation, .index = (uint32_t)i };
+	uint8_t body[sizeof(m) + IPC_CERT_MAX];
+
+	if (kp->cert_len > IPC_CERT_MAX)
+		return -1;	/* keyset_load refused it already */
+	memcpy(body, &m, sizeof(m));
+	memcpy(body + sizeof(m), kp->cert, kp->cert_len);
+	return send_msg(k, IPC_KEY_CERT, body, sizeof(m) + kp->cert_len, -1);
+}
+
+/* IPC_KEY_PUBLIC for every key of the current generation, each with its IPC_KEY_CERT when it has
+ * a certificate, then IPC_KEYS_READY. */
 static int send_keys(struct keyholder *k)
 {
 	struct ipc_keys_ready ready = { .generation = k->generation, .nkeys = (uint32_t)k->kt.n,
@@ -106,8 +121,10 @@ static int send_keys(struct keyholder *k)
 
 		memcpy(m.name, kp->name, m.name_len);
 		memcpy(m.point, kp->point, sizeof(m.point));
-		if (send_msg(k, IPC_KEY_PUBLIC, &m, sizeof(m), -1) != 0)
+		if (send_msg(k, IPC_KEY_PUBLIC, &m, sizeof(m), -1) != 0 ||
+		    (kp->cert != NULL && send_cert(k, i) != 0))
 			return -1;
+		ready.ncerts += kp->cert != NULL;
 	}
 	return send_msg(k, IPC_KEYS_READY, &ready, sizeof(ready), -1);
 }

@@ -91,6 +91,7 @@ static int load_one(const struct config *cfg, size_t i, struct keyset *ks, char 
 	const struct config_key *ck = &cfg->keys[i];
 	struct key_public *kp = &ks->pub[i];
 	struct keyfile_key kf = { 0 };
+	struct cert_der der = { 0 };
 	char path[PATH_MAX];
 	const char *what = ck->file;
 	int64_t not_after = 0;
@@ -113,17 +114,27 @@ static int load_one(const struct config *cfg, size_t i, struct keyset *ks, char 
 			r = P256_ERR_KEY_FILE;
 			goto out;
 		}
-		if ((r = cert_check_until(path, kf.pub, &not_after)) != 0)
+		if ((r = cert_read(path, kf.pub, &not_after, &der)) != 0)
 			goto out;
+		/* What CERTIFICATE hands out must fit its answer (docs/protocol.md). */
+		if (der.len > PROTO_CERT_MAX) {
+			r = P256_ERR_CERT_TOO_LARGE;
+			goto out;
+		}
 	}
-	if ((r = keytab_set_public(kp, ck, kf.pub)) == 0)
-		kp->cert_not_after = not_after;
+	if ((r = keytab_set_public(kp, ck, kf.pub)) != 0)
+		goto out;
+	kp->cert_not_after = not_after;
+	kp->cert = der.der;	/* the record's now */
+	kp->cert_len = der.len;
+	der = (struct cert_der){ 0 };
 out:
 	if (r != 0)
 		snprintf(err, errlen, "keys[%zu] (%s): %s: %s: %s%s%s", i, ck->name, what,
 		    p256_err_tag(r), p256_strerror(r), r == P256_ERR_KEY_FILE ? ": " : "",
 		    r == P256_ERR_KEY_FILE ? strerror(errno) : "");
 	keyfile_key_clear(&kf);
+	cert_der_free(&der);
 	return r;
 }
 
@@ -192,6 +203,8 @@ void keyset_free(struct keyset *ks)
 		explicit_bzero(ks->priv, ks->n * sizeof(*ks->priv));
 		munmap(ks->priv, priv_bytes(ks->n));
 	}
+	for (size_t i = 0; ks->pub != NULL && i < ks->n; i++)
+		key_public_release(&ks->pub[i]);
 	free(ks->pub);
 	memset(ks, 0, sizeof(*ks));
 }

@@ -17,10 +17,28 @@ int keytab_alloc(struct keytab *kt, size_t n)
 	return 0;
 }
 
+void key_public_release(struct key_public *kp)
+{
+	p256_verify_key_free(kp->verifier);
+	kp->verifier = NULL;
+	free(kp->cert);
+	kp->cert = NULL;
+	kp->cert_len = 0;
+}
+
+int key_public_set_cert(struct key_public *kp, const uint8_t *der, size_t len)
+{
+	if (kp->cert != NULL || len == 0 || len > PROTO_CERT_MAX || (kp->cert = malloc(len)) == NULL)
+		return -1;
+	memcpy(kp->cert, der, len);
+	kp->cert_len = len;
+	return 0;
+}
+
 void keytab_free(struct keytab *kt)
 {
 	for (size_t i = 0; kt->pub != NULL && i < kt->n; i++)
-		p256_verify_key_free(kt->pub[i].verifier);
+		key_public_release(&kt->pub[i]);
 	free(kt->pub);
 	memset(kt, 0, sizeof(*kt));
 }

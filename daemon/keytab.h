@@ -32,6 +32,9 @@ struct key_public {
 	struct policy_acl allow;
 	uint32_t max_signatures_per_second;	/* per uid, 0: no limit (config.h) */
 	int64_t cert_not_after;		/* its certificate's notAfter, Unix seconds; 0: none */
+	uint8_t *cert;			/* its certificate's DER (CERTIFICATE), public data; NULL:
+					 * none. The record's own: key_public_release frees it */
+	size_t cert_len;		/* 1 .. PROTO_CERT_MAX when cert is set */
 };
 
 struct keytab {
@@ -50,8 +53,16 @@ struct key_usage {
 /* Allocates a zeroed table of n records (n >= 1). 0 or -1; free with keytab_free. */
 int keytab_alloc(struct keytab *kt, size_t n);
 
-/* Frees the records and their verifiers; kt is empty afterwards (and may be freed again). */
+/* Frees the records, their verifiers and certificates; kt is empty afterwards (and may be freed
+ * again). */
 void keytab_free(struct keytab *kt);
+
+/* Frees what one record holds apart (its verifier, its certificate); the rest stays. */
+void key_public_release(struct key_public *kp);
+
+/* Gives the record a copy of a certificate's DER (1 .. PROTO_CERT_MAX bytes), when it has none
+ * yet. 0, or -1 (a length out of range, a second certificate, out of memory). */
+int key_public_set_cert(struct key_public *kp, const uint8_t *der, size_t len);
 
 /* Fills one record from the key's point and its configuration (name, how it signs, who may use
  * it and how often; ck's file names are not read): SubjectPublicKeyInfo and key id derived here.

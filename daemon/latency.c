@@ -9,7 +9,7 @@ static const uint64_t bounds_us[LATENCY_BOUNDS] = {
 	25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 1000000,
 };
 
-/* Request types 1 .. 8 are their own index; anything else is a frame's (0), as audit's op. */
+/* Request types 1 .. 9 are their own index; anything else is a frame's (0), as audit's op. */
 static unsigned op_index(uint8_t type)
 {
 	return type < LATENCY_OPS && proto_type_name(type)[0] != 'u' ? type : 0;

@@ -12,7 +12,7 @@
  */
 
 #define LATENCY_BOUNDS 14	/* upper bounds; one more bucket counts what is above the last */
-#define LATENCY_OPS 9		/* the 8 request types, and "frame" for a frame without one */
+#define LATENCY_OPS 10		/* the 9 request types, and "frame" for a frame without one */
 
 struct latency_op {
 	uint64_t buckets[LATENCY_BOUNDS + 1];

@@ -23,7 +23,8 @@ struct list_keys_entry {
 	enum policy_purpose purpose;
 	uint64_t signatures;
 	uint64_t precomputed_signatures;
-	int64_t certificate_not_after;	/* Unix seconds; 0: no certificate, no member */
+	int has_certificate;		/* 1: the key has one, and the next member is shown */
+	int64_t certificate_not_after;	/* its notAfter, Unix seconds */
 	const struct policy_acl *allow;	/* root's answer: the key's "allow"; NULL for other peers */
 };
 

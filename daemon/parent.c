@@ -340,13 +340,39 @@ static int on_key_public(void *ctx, struct ipc_msg *msg)
 	return 0;
 }
 
+/* The certificate of the key just announced (its index the last IPC_KEY_PUBLIC's), once. */
+static int on_key_cert(void *ctx, struct ipc_msg *msg)
+{
+	struct parent *d = ctx;
+	struct ipc_key_cert m;
+	size_t len = msg->h.len - sizeof(m);
+
+	memcpy(&m, msg->body, sizeof(m));
+	if (d->next.pub == NULL || m.generation != d->next_gen || d->next.n == 0 ||
+	    m.index != d->next.n - 1 || len == 0 || d->next.pub[m.index].cert != NULL)
+		return IPC_ERR_FIELD;
+	if (key_public_set_cert(&d->next.pub[m.index], msg->body + sizeof(m), len) != 0)
+		return IPC_ERR_CONTENT;
+	return 0;
+}
+
+/* How many keys of the key set being started have a certificate. */
+static uint32_t next_certs(const struct parent *d)
+{
+	uint32_t n = 0;
+
+	for (size_t i = 0; i < d->next.n; i++)
+		n += d->next.pub[i].cert != NULL;
+	return n;
+}
+
 static int on_keys_ready(void *ctx, struct ipc_msg *msg)
 {
 	struct parent *d = ctx;
 	struct ipc_keys_ready m;
 
 	memcpy(&m, msg->body, sizeof(m));
-	if (m.nkeys != d->next.n || m.nsigners != d->signers.want)
+	if (m.nkeys != d->next.n || m.nsigners != d->signers.want || m.ncerts != next_certs(d))
 		return IPC_ERR_FIELD;
 	signers_expect(&d->signers, m.generation);
 	return 0;
@@ -408,6 +434,7 @@ static const ipc_handler keyholder_handlers[IPC_TYPE_MAX] = {
 	[IPC_SIGNER_EXIT] = on_signer_exit,
 	[IPC_RELOAD_FAILED] = on_reload_failed,
 	[IPC_AUDIT_SEALED] = on_audit_sealed,
+	[IPC_KEY_CERT] = on_key_cert,
 };
 
 /* The one descriptor passed with a record, or -1; more than one is a fault (all closed). */

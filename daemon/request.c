@@ -179,19 +179,50 @@ static void handle_sign_tls(struct requests *rq, struct reply_to *to, const stru
 	sign_request(rq, to, k, req->format, NULL, &req->tls);
 }
 
-static void handle_pubkey(struct requests *rq, struct reply_to *to, const struct proto_request *req)
+/* PUBKEY's and CERTIFICATE's key, for the peers that may see it (POLICY_SEE), with resp a
+ * success answer carrying its id; NULL after replying unknown-key or denied. */
+static const struct key_public *seen_key(struct requests *rq, struct reply_to *to,
+	const struct proto_request *req, struct proto_response *resp)
 {
-	struct proto_response resp;
 	const struct key_public *kp;
 	int k;
 
 	if ((k = find_key(rq, to, &req->key, POLICY_SEE)) < 0)
-		return;
+		return NULL;
 	kp = &rq->d.kt->pub[k];
-	success_header(&resp, to);
-	memcpy(resp.key_id, kp->id, sizeof(resp.key_id));
+	success_header(resp, to);
+	memcpy(resp->key_id, kp->id, sizeof(resp->key_id));
+	return kp;
+}
+
+static void handle_pubkey(struct requests *rq, struct reply_to *to, const struct proto_request *req)
+{
+	struct proto_response resp;
+	const struct key_public *kp;
+
+	if ((kp = seen_key(rq, to, req, &resp)) == NULL)
+		return;
 	memcpy(resp.point, kp->point, sizeof(resp.point));
 	memcpy(resp.spki, kp->spki, sizeof(resp.spki));
+	reply_send(rq->d.replies, to, &resp);
+}
+
+/* CERTIFICATE: public data, for the same peers as PUBKEY, answered from the key set in use: the
+ * key-holder is never asked at request time. */
+static void handle_certificate(struct requests *rq, struct reply_to *to,
+	const struct proto_request *req)
+{
+	struct proto_response resp;
+	const struct key_public *kp;
+
+	if ((kp = seen_key(rq, to, req, &resp)) == NULL)
+		return;
+	if (kp->cert == NULL) {
+		reply_error(rq->d.replies, to, PROTO_E_NO_CERTIFICATE);
+		return;
+	}
+	resp.cert = kp->cert;
+	resp.cert_len = kp->cert_len;
 	reply_send(rq->d.replies, to, &resp);
 }
 
@@ -283,6 +314,7 @@ static json_t *list_keys_json(const struct requests *rq, const struct conn *c)
 			.verify_after_sign = kp->verify_after_sign, .purpose = kp->purpose,
 			.signatures = use->signatures,
 			.precomputed_signatures = use->precomputed_signatures,
+			.has_certificate = kp->cert != NULL,
 			.certificate_not_after = kp->cert_not_after,
 			.allow = root ? &kp->allow : NULL };
 
@@ -390,6 +422,9 @@ static void dispatch(struct requests *rq, struct reply_to *to, const struct prot
 		break;
 	case PROTO_VERIFY:
 		handle_verify(rq, to, req);
+		break;
+	case PROTO_CERTIFICATE:
+		handle_certificate(rq, to, req);
 		break;
 	case PROTO_LIST_KEYS:
 		handle_json(rq, to, list_keys_json(rq, to->conn));

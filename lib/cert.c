@@ -8,6 +8,7 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "keyfile.h"
@@ -101,8 +102,29 @@ static int not_after_of(const X509 *x509, int64_t *t)
 	return r;
 }
 
-/* cert_load, and the notAfter when not_after is not NULL. */
-static int load(const char *path, uint8_t pub[P256_POINT_LEN], int64_t *not_after)
+/* The certificate's DER encoding as OpenSSL parsed it, in a buffer of its own. */
+static int der_of(X509 *x509, struct cert_der *out)
+{
+	int n = i2d_X509(x509, NULL);
+	unsigned char *p;
+
+	if (n <= 0)
+		return P256_ERR_CERT_INVALID;
+	if ((out->der = malloc((size_t)n)) == NULL)
+		return P256_ERR_INTERNAL;
+	p = out->der;
+	if (i2d_X509(x509, &p) != n) {
+		free(out->der);
+		out->der = NULL;
+		return P256_ERR_INTERNAL;
+	}
+	out->len = (size_t)n;
+	return 0;
+}
+
+/* cert_load, and the notAfter and the DER when not_after and der are not NULL. */
+static int load(const char *path, uint8_t pub[P256_POINT_LEN], int64_t *not_after,
+	struct cert_der *der)
 {
 	uint8_t *buf = NULL;
 	size_t len = 0;
@@ -113,7 +135,8 @@ static int load(const char *path, uint8_t pub[P256_POINT_LEN], int64_t *not_afte
 	if ((r = keyfile_read(path, CERT_MAX, &buf, &len)) != 0 ||
 	    (r = parse_x509(buf, len, &x509)) != 0 ||
 	    (r = p256_point_of(X509_get0_pubkey(x509), pub)) != 0 ||
-	    (not_after != NULL && (r = not_after_of(x509, not_after)) != 0))
+	    (not_after != NULL && (r = not_after_of(x509, not_after)) != 0) ||
+	    (der != NULL && (r = der_of(x509, der)) != 0))
 		goto out;
 out:
 	if (r != 0)
@@ -125,20 +148,43 @@ out:
 
 int cert_load(const char *path, uint8_t pub[P256_POINT_LEN])
 {
-	return load(path, pub, NULL);
+	return load(path, pub, NULL, NULL);
 }
 
-int cert_check_until(const char *path, const uint8_t key_pub[P256_POINT_LEN], int64_t *not_after)
+/* cert_check_until, and the DER when der is not NULL. */
+static int check(const char *path, const uint8_t key_pub[P256_POINT_LEN], int64_t *not_after,
+	struct cert_der *der)
 {
 	uint8_t pub[P256_POINT_LEN];
 	int r;
 
 	*not_after = 0;
-	if ((r = load(path, pub, not_after)) == 0 && memcmp(pub, key_pub, P256_POINT_LEN) != 0)
+	if ((r = load(path, pub, not_after, der)) == 0 && memcmp(pub, key_pub, P256_POINT_LEN) != 0)
 		r = P256_ERR_CERT_MISMATCH;
-	if (r != 0)
+	if (r != 0) {
 		*not_after = 0;
+		if (der != NULL)
+			cert_der_free(der);
+	}
 	return r;
+}
+
+int cert_check_until(const char *path, const uint8_t key_pub[P256_POINT_LEN], int64_t *not_after)
+{
+	return check(path, key_pub, not_after, NULL);
+}
+
+int cert_read(const char *path, const uint8_t key_pub[P256_POINT_LEN], int64_t *not_after,
+	struct cert_der *der)
+{
+	memset(der, 0, sizeof(*der));
+	return check(path, key_pub, not_after, der);
+}
+
+void cert_der_free(struct cert_der *der)
+{
+	free(der->der);
+	memset(der, 0, sizeof(*der));
 }
 
 int cert_check(const char *path, const uint8_t key_pub[P256_POINT_LEN])

@@ -2,6 +2,7 @@
 #ifndef P256_CERT_H
 #define P256_CERT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "p256.h"
@@ -28,5 +29,21 @@ int cert_check(const char *path, const uint8_t key_pub[P256_POINT_LEN]);
 /* cert_check, and *not_after gets the certificate's notAfter as a Unix time (seconds; 0 after an
  * error), read from the same bytes. */
 int cert_check_until(const char *path, const uint8_t key_pub[P256_POINT_LEN], int64_t *not_after);
+
+/* A certificate's DER encoding, in a buffer of its own (cert_der_free). */
+struct cert_der {
+	uint8_t *der;
+	size_t len;
+};
+
+/*
+ * cert_check_until, and der gets the certificate's DER as OpenSSL parsed it: the file's bytes for
+ * a DER file, the first CERTIFICATE block's for PEM. On error der is empty (nothing to free).
+ */
+int cert_read(const char *path, const uint8_t key_pub[P256_POINT_LEN], int64_t *not_after,
+	struct cert_der *der);
+
+/* Frees der's buffer; der is empty afterwards (and may be freed again). */
+void cert_der_free(struct cert_der *der);
 
 #endif

@@ -51,6 +51,8 @@ static const struct err_text err_texts[-P256_ERR_MIN + 1] = {
 	[-P256_ERR_KEY_FILE_OWNER] = { "key-file-owner",
 		"the private key file belongs to neither root nor the user reading it "
 		"(fix: chown root on it, or chown to that user)" },
+	[-P256_ERR_CERT_TOO_LARGE] = { "certificate-too-large",
+		"the certificate's DER is over 16384 bytes, the most the daemon serves" },
 };
 
 static const struct err_text *err_lookup(int err)

@@ -47,7 +47,8 @@ enum p256_err {
 	P256_ERR_NOT_REGULAR = -38,	/* a key or certificate path that is not a regular file */
 	P256_ERR_KEY_FILE_MODE = -39,	/* group or others may access a private key file */
 	P256_ERR_KEY_FILE_OWNER = -40,	/* a private key file owned by neither root nor its reader */
-	P256_ERR_MIN = -40
+	P256_ERR_CERT_TOO_LARGE = -41,	/* a certificate whose DER is over what CERTIFICATE carries */
+	P256_ERR_MIN = -41
 };
 
 /* The stable tag of an error code ("der-length"); "unknown-error" for a code not listed. */

@@ -34,6 +34,7 @@ static const struct proto_error_text texts[PROTO_E_MAX + 1] = {
 	[PROTO_E_AUDIT_UNAVAILABLE] = { "audit-unavailable", "the audit log cannot be written; nothing signed", 0 },
 	[PROTO_E_TOO_MANY_CONNECTIONS] = { "too-many-connections", "too many connections", 1 },
 	[PROTO_E_BAD_TLS_POINT] = { "bad-tls-point", "ServerECDHParams point is not on its curve", 0 },
+	[PROTO_E_NO_CERTIFICATE] = { "no-certificate", "the key has no certificate", 0 },
 };
 
 static const struct proto_error_text *lookup(uint16_t code)

@@ -31,7 +31,8 @@ enum proto_error {
 	PROTO_E_AUDIT_UNAVAILABLE = 20,	/* the audit record cannot be written: nothing is signed */
 	PROTO_E_TOO_MANY_CONNECTIONS = 21, /* sent unrequested (id 0) before closing a connection over a limit */
 	PROTO_E_BAD_TLS_POINT = 22,	/* SIGN_TLS: a ServerECDHParams point not on its curve */
-	PROTO_E_MAX = 22
+	PROTO_E_NO_CERTIFICATE = 23,	/* CERTIFICATE: the key has no certificate */
+	PROTO_E_MAX = 23
 };
 
 /* The stable tag ("unknown-key") and a short English text of a wire error code. */

@@ -257,6 +257,7 @@ static int get_request_body(struct cursor *c, struct proto_request *req)
 		req->message_len = cursor_left(&m);
 		return cursor_get_bytes(&m, &req->message, req->message_len) == 0 ? 0 : BAD;
 	case PROTO_PUBKEY:
+	case PROTO_CERTIFICATE:
 		return get_key(c, &req->key, 0);
 	case PROTO_SIGN_TLS:
 		if ((r = get_key(c, &req->key, 0)) != 0 || (r = get_format(c, &req->format)) != 0)
@@ -325,6 +326,7 @@ static int put_request_body(struct builder *b, const struct proto_request *req)
 		}
 		return 0;
 	case PROTO_PUBKEY:
+	case PROTO_CERTIFICATE:
 		return point_len(req->key.kind) != 0 ? BAD : put_key(b, &req->key);
 	case PROTO_SIGN_TLS:
 		if (point_len(req->key.kind) != 0 || req->format > PROTO_FORMAT_RAW ||
@@ -383,6 +385,19 @@ static int get_rest(struct cursor *c, const char **p, size_t *len)
 	return 0;
 }
 
+/* A CERTIFICATE answer: the key id, then the u16-prefixed DER of 1 .. PROTO_CERT_MAX bytes. */
+static int get_certificate(struct cursor *c, struct proto_response *resp)
+{
+	struct cursor d;
+
+	if (cursor_copy(c, resp->key_id, sizeof(resp->key_id)) != 0 ||
+	    cursor_get_u16_prefixed(c, &d) != 0 || cursor_left(&d) == 0 ||
+	    cursor_left(&d) > PROTO_CERT_MAX)
+		return BAD;
+	resp->cert_len = cursor_left(&d);
+	return cursor_get_bytes(&d, &resp->cert, resp->cert_len) == 0 ? 0 : BAD;
+}
+
 static int get_response_body(struct cursor *c, struct proto_response *resp)
 {
 	struct cursor t;
@@ -411,6 +426,8 @@ static int get_response_body(struct cursor *c, struct proto_response *resp)
 		    cursor_copy(c, resp->spki, sizeof(resp->spki)) != 0)
 			return BAD;
 		return 0;
+	case PROTO_CERTIFICATE:
+		return get_certificate(c, resp);
 	case PROTO_VERIFY:
 		if (cursor_get_u8(c, &resp->valid) != 0 || resp->valid > 1)
 			return BAD;
@@ -467,6 +484,13 @@ static int put_response_body(struct builder *b, const struct proto_response *res
 		builder_put_bytes(b, resp->point, sizeof(resp->point));
 		builder_put_bytes(b, resp->spki, sizeof(resp->spki));
 		return 0;
+	case PROTO_CERTIFICATE:
+		if (resp->cert_len == 0 || resp->cert_len > PROTO_CERT_MAX)
+			return BAD;
+		builder_put_bytes(b, resp->key_id, sizeof(resp->key_id));
+		builder_put_u16(b, (uint16_t)resp->cert_len);
+		builder_put_bytes(b, resp->cert, resp->cert_len);
+		return 0;
 	case PROTO_VERIFY:
 		builder_put_u8(b, resp->valid ? 1 : 0);
 		return 0;
@@ -501,6 +525,7 @@ const char *proto_type_name(uint8_t type)
 	case PROTO_LIST_KEYS: return "list-keys";
 	case PROTO_STATUS: return "status";
 	case PROTO_SIGN_TLS: return "sign-tls";
+	case PROTO_CERTIFICATE: return "certificate";
 	default: return "unknown";
 	}
 }

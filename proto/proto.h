@@ -31,6 +31,7 @@
 #define PROTO_POINT_COMPRESSED_LEN 33
 #define PROTO_SPKI_LEN 91
 #define PROTO_KEY_ID_LEN 32
+#define PROTO_CERT_MAX 16384		/* CERTIFICATE: the most DER bytes of a key's certificate */
 
 /* Message types. A successful response has the request's type with PROTO_RESPONSE set. */
 enum proto_type {
@@ -42,6 +43,7 @@ enum proto_type {
 	PROTO_LIST_KEYS = 0x06,		/* client -> daemon: empty body */
 	PROTO_STATUS = 0x07,		/* client -> daemon: empty body */
 	PROTO_SIGN_TLS = 0x08,		/* client -> daemon: key, format, a handshake's parts (tls.h) */
+	PROTO_CERTIFICATE = 0x09,	/* client -> daemon: key */
 	PROTO_RESPONSE = 0x80,		/* daemon -> client: bit set on every success response */
 	PROTO_ERROR = 0xff,		/* daemon -> client: u16 code, u16-prefixed text */
 };
@@ -89,7 +91,7 @@ int proto_key_name(struct proto_key *k, const char *name);
 
 struct proto_request {
 	struct proto_header h;
-	struct proto_key key;		/* SIGN, SIGN_MESSAGE, PUBKEY, VERIFY */
+	struct proto_key key;		/* SIGN, SIGN_MESSAGE, PUBKEY, VERIFY, CERTIFICATE */
 	uint8_t format;			/* SIGN, SIGN_MESSAGE, VERIFY */
 	uint8_t digest[PROTO_DIGEST_LEN]; /* SIGN, VERIFY */
 	const uint8_t *message;		/* SIGN_MESSAGE; points into the decoded frame */
@@ -109,7 +111,10 @@ struct proto_response {
 	size_t sig_len;
 	uint8_t spki[PROTO_SPKI_LEN];	/* PUBKEY */
 	uint8_t point[PROTO_POINT_LEN];
-	uint8_t key_id[PROTO_KEY_ID_LEN];
+	uint8_t key_id[PROTO_KEY_ID_LEN]; /* PUBKEY, CERTIFICATE */
+	const uint8_t *cert;		/* CERTIFICATE: DER, 1 .. PROTO_CERT_MAX bytes; points into
+					 * the frame when decoded */
+	size_t cert_len;
 	uint8_t valid;			/* VERIFY: 1 valid, 0 invalid */
 	const char *json;		/* LIST_KEYS, STATUS: UTF-8 JSON, not NUL-terminated */
 	size_t json_len;

@@ -17,6 +17,11 @@ apt-get install -y -qq --no-install-recommends \
 	openssl openssh-client systemd \
 	scdoc man-db bash-completion ca-certificates git strace gdb procps util-linux passwd acl iproute2 \
 	libp11-kit-dev p11-kit opensc gnutls-bin libnss3-tools softhsm2 >/dev/null
+# Java's SunPKCS11 provider loads the PKCS#11 module (tests/pkcs11/test_pkcs11_java.py runs
+# tests/pkcs11/P11Sign.java with the JDK's single-file source launcher). Its postinst links man
+# pages with update-alternatives, which fails where an image left out /usr/share/man/man1.
+mkdir -p /usr/share/man/man1
+apt-get install -y -qq --no-install-recommends openjdk-17-jdk-headless >/dev/null
 # The figures of docs/performance.md from the benches' JSON (bench/plot.py, Debian's python3).
 apt-get install -y -qq --no-install-recommends python3-matplotlib >/dev/null
 # The Debian packages (scripts/build-debs.sh, lintian) and the tests under a real systemd

@@ -54,7 +54,7 @@ struct member {
 static const char *const TYPES[] = { "open", "request", "checkpoint", "dropped", NULL };
 static const char *const OPEN_REASONS[] = { "start", "reopen", NULL };
 static const char *const OPS[] = { "ping", "sign", "sign-message", "pubkey", "verify",
-	"list-keys", "status", "sign-tls", "frame", NULL };
+	"list-keys", "status", "sign-tls", "certificate", "frame", NULL };
 static const char *const TLS_KINDS[] = { "tls13", "tls12", NULL };
 static const char *const TLS_SIDES[] = { "server", "client", NULL };
 

@@ -5,24 +5,11 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ctl.h"
 #include "p256.h"
-
-/* The SubjectPublicKeyInfo as PEM (RFC 7468 "PUBLIC KEY"), base64 in 64-character lines. */
-static void print_pem(const uint8_t spki[P256SIGN_SPKI_LEN])
-{
-	char b64[4 * ((P256SIGN_SPKI_LEN + 2) / 3) + 1];
-	int n = EVP_EncodeBlock((unsigned char *)b64, spki, P256SIGN_SPKI_LEN);
-
-	printf("-----BEGIN PUBLIC KEY-----\n");
-	for (int i = 0; i < n; i += 64)
-		printf("%.*s\n", n - i < 64 ? n - i : 64, b64 + i);
-	printf("-----END PUBLIC KEY-----\n");
-}
 
 static void print_json(const struct p256sign_pubkey *pub)
 {
@@ -81,7 +68,7 @@ int ctl_pubkey(const struct ctl_options *o, int argc, char **argv)
 	if (o->json)
 		print_json(&pub);
 	else if (strcmp(format, "pem") == 0)
-		print_pem(pub.spki);
+		r = ctl_write_pem(NULL, "PUBLIC KEY", pub.spki, sizeof(pub.spki));
 	else if (strcmp(format, "hex") == 0)
 		ctl_print_hex(pub.point, sizeof(pub.point));
 	else if (strcmp(format, "der") == 0)

@@ -194,6 +194,30 @@ out:
 	return r;
 }
 
+int ctl_write_pem(const char *path, const char *label, const uint8_t *der, size_t len)
+{
+	size_t b64_len = 4 * ((len + 2) / 3), cap = b64_len + b64_len / 64 + 2 * strlen(label) + 64;
+	char *b64 = malloc(b64_len + 1), *text = malloc(cap);
+	size_t n;
+	int r = -1;
+
+	if (b64 == NULL || text == NULL || len > INT32_MAX) {
+		errno = ENOMEM;
+		goto out;
+	}
+	EVP_EncodeBlock((unsigned char *)b64, der, (int)len);
+	n = (size_t)snprintf(text, cap, "-----BEGIN %s-----\n", label);
+	for (size_t i = 0; i < b64_len; i += 64)
+		n += (size_t)snprintf(text + n, cap - n, "%.*s\n",
+		    (int)(b64_len - i < 64 ? b64_len - i : 64), b64 + i);
+	n += (size_t)snprintf(text + n, cap - n, "-----END %s-----\n", label);
+	r = ctl_write_file(path, (const uint8_t *)text, n);
+out:
+	free(b64);
+	free(text);
+	return r;
+}
+
 int ctl_parse_format(const char *arg, int *format)
 {
 	if (strcmp(arg, "der") == 0)

@@ -61,6 +61,9 @@ int ctl_sign_tls13(const struct ctl_options *o, int argc, char **argv);
  * (--digest HEX | --file PATH) [--format der|raw] (ctl-verify.c). */
 int ctl_verify(const struct ctl_options *o, int argc, char **argv);
 
+/* cert KEY [--out FILE] [--pem]: a key's certificate from the daemon (ctl-cert.c). */
+int ctl_cert(const struct ctl_options *o, int argc, char **argv);
+
 /* export-key-ref KEY: a key-reference file for TLS servers on stdout (ctl-export-key-ref.c). */
 int ctl_export_key_ref(const struct ctl_options *o, int argc, char **argv);
 
@@ -119,6 +122,10 @@ int ctl_read_file(const char *path, uint8_t *buf, size_t cap, size_t *len);
 
 /* Writes n bytes to path ("-" or NULL: stdout), created with mode 0644. 0, or -1 with errno set. */
 int ctl_write_file(const char *path, const uint8_t *p, size_t n);
+
+/* Writes der (len bytes) as PEM (RFC 7468) with the label, base64 in 64-character lines, to path
+ * as ctl_write_file does. 0, or -1 with errno set. */
+int ctl_write_pem(const char *path, const char *label, const uint8_t *der, size_t len);
 
 /* Parses "der" or "raw" into *format. -1 for anything else. */
 int ctl_parse_format(const char *arg, int *format);

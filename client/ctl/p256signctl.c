@@ -19,6 +19,11 @@ static const struct ctl_command commands[] = {
 	  "  --format hex   the SEC 1 uncompressed point in hex\n"
 	  "  --format sec1  the SEC 1 uncompressed point (65 bytes, binary)\n"
 	  "  --format sec1-compressed  the SEC 1 compressed point (33 bytes, binary)\n", ctl_pubkey },
+	{ "cert", "KEY [--out FILE] [--pem]", "print a key's X.509 certificate, as the daemon holds it",
+	  "  --out FILE     write it to FILE instead of stdout\n"
+	  "  --pem          PEM (CERTIFICATE) instead of DER (binary)\n"
+	  "exit status: 0, or 1 when the key has no certificate (no-certificate) or another\n"
+	  "refusal\n", ctl_cert },
 	{ "sign", "KEY (--digest HEX | --file PATH | -) [--format der|raw] [--out FILE]",
 	  "sign a SHA-256 digest, or a file or stdin hashed here",
 	  "  --digest HEX   the 32-byte SHA-256 digest to sign, in hex\n"

@@ -91,6 +91,28 @@ int p256sign_get_pubkey(struct p256sign *h, const struct p256sign_key *key,
 	return 0;
 }
 
+int p256sign_certificate(struct p256sign *h, const struct p256sign_key *key,
+	uint8_t *der, size_t cap, size_t *der_len)
+{
+	struct p256sign_result res;
+	uint32_t id = 0;
+	int r;
+
+	if (der == NULL || der_len == NULL)
+		return P256SIGN_E_INVALID;
+	if ((r = finish(h, p256sign_submit_certificate(h, key, &id), &id, &res)) != 0)
+		goto out;
+	*der_len = res.certificate_len;
+	if (res.certificate_len > cap) {
+		r = P256SIGN_E_BUFFER;
+		goto out;
+	}
+	memcpy(der, res.certificate, res.certificate_len);
+out:
+	p256sign_result_clear(&res);
+	return r;
+}
+
 int p256sign_verify(struct p256sign *h, const struct p256sign_key *key,
 	const uint8_t digest[P256SIGN_DIGEST_LEN], int format, const uint8_t *sig, size_t sig_len,
 	int *valid)

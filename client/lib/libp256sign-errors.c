@@ -25,7 +25,8 @@ _Static_assert(P256SIGN_E_BAD_TLS_CONTENT == -PROTO_E_BAD_TLS_CONTENT, "wire cod
 _Static_assert(P256SIGN_E_AUDIT_UNAVAILABLE == -PROTO_E_AUDIT_UNAVAILABLE, "wire code");
 _Static_assert(P256SIGN_E_TOO_MANY_CONNECTIONS == -PROTO_E_TOO_MANY_CONNECTIONS, "wire code");
 _Static_assert(P256SIGN_E_BAD_TLS_POINT == -PROTO_E_BAD_TLS_POINT, "wire code");
-_Static_assert(PROTO_E_MAX == 22, "a new wire code needs a P256SIGN_E_ code");
+_Static_assert(P256SIGN_E_NO_CERTIFICATE == -PROTO_E_NO_CERTIFICATE, "wire code");
+_Static_assert(PROTO_E_MAX == 23, "a new wire code needs a P256SIGN_E_ code");
 
 static const char *const local_messages[] = {
 	[-P256SIGN_E_CONNECT - 100] = "cannot connect to the p256sign daemon",
@@ -47,6 +48,7 @@ static const char *const local_messages[] = {
 	[-P256SIGN_E_KEYREF_TRAILING - 100] = "bytes after the key reference",
 	[-P256SIGN_E_KEYREF_ABSENT - 100] = "no " P256SIGN_KEYREF_PEM_LABEL " block in the text",
 	[-P256SIGN_E_KEYREF_PEM - 100] = "the block is not base64 of a key reference",
+	[-P256SIGN_E_CERT_STRUCTURE - 100] = "not an X.509 certificate in DER",
 };
 
 const char *p256sign_strerror(int err)
@@ -55,7 +57,7 @@ const char *p256sign_strerror(int err)
 		return "success";
 	if (err < 0 && err >= -PROTO_E_MAX)
 		return proto_error_text((uint16_t)-err);
-	if (err <= P256SIGN_E_CONNECT && err >= P256SIGN_E_KEYREF_PEM)
+	if (err <= P256SIGN_E_CONNECT && err >= P256SIGN_E_CERT_STRUCTURE)
 		return local_messages[-err - 100];
 	return "unknown error";
 }

@@ -57,6 +57,13 @@ static int fill_result(const struct pending *p, const struct proto_response *res
 		memcpy(res->pubkey.point, resp->point, sizeof(res->pubkey.point));
 		memcpy(res->pubkey.spki, resp->spki, sizeof(res->pubkey.spki));
 		return 0;
+	case P256SIGN_OP_CERTIFICATE:
+		if ((res->certificate = malloc(resp->cert_len)) == NULL)
+			return P256SIGN_E_NOMEM;
+		memcpy(res->certificate, resp->cert, resp->cert_len);
+		res->certificate_len = resp->cert_len;
+		memcpy(res->certificate_key_id, resp->key_id, sizeof(res->certificate_key_id));
+		return 0;
 	case P256SIGN_OP_VERIFY:
 		res->valid = resp->valid;
 		return 0;

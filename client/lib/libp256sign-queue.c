@@ -48,6 +48,7 @@ void p256sign_result_clear(struct p256sign_result *res)
 	if (res == NULL)
 		return;
 	free(res->json);
+	free(res->certificate);
 	memset(res, 0, sizeof(*res));
 }
 

@@ -98,9 +98,11 @@ int p256sign_submit_sign_tls(struct p256sign *h, const struct p256sign_key *key,
 	return frames_submit(h, &req, id);
 }
 
-int p256sign_submit_pubkey(struct p256sign *h, const struct p256sign_key *key, uint32_t *id)
+/* A request whose body is a key selector alone (PUBKEY, CERTIFICATE). */
+static int submit_key_only(struct p256sign *h, uint8_t type, const struct p256sign_key *key,
+	uint32_t *id)
 {
-	struct proto_request req = { .h.type = PROTO_PUBKEY };
+	struct proto_request req = { .h.type = type };
 	int r;
 
 	if (h == NULL || id == NULL)
@@ -108,6 +110,16 @@ int p256sign_submit_pubkey(struct p256sign *h, const struct p256sign_key *key, u
 	if ((r = put_key(&req.key, key, 0)) != 0)
 		return r;
 	return frames_submit(h, &req, id);
+}
+
+int p256sign_submit_pubkey(struct p256sign *h, const struct p256sign_key *key, uint32_t *id)
+{
+	return submit_key_only(h, PROTO_PUBKEY, key, id);
+}
+
+int p256sign_submit_certificate(struct p256sign *h, const struct p256sign_key *key, uint32_t *id)
+{
+	return submit_key_only(h, PROTO_CERTIFICATE, key, id);
 }
 
 int p256sign_submit_verify(struct p256sign *h, const struct p256sign_key *key,

@@ -52,8 +52,9 @@ extern "C" {
 #define P256SIGN_SIG_RAW_LEN 64		/* r || s */
 #define P256SIGN_SIG_MAX 72		/* the longest DER signature */
 #define P256SIGN_MESSAGE_MAX 16384	/* the largest message p256sign_sign_message accepts */
+#define P256SIGN_CERT_MAX 16384		/* the largest certificate (DER) the daemon hands out */
 
-/* Error codes. -1 .. -19 are the daemon's wire error codes (docs/protocol.md), negated. */
+/* Error codes. -1 .. -23 are the daemon's wire error codes (docs/protocol.md), negated. */
 enum p256sign_error {
 	P256SIGN_OK = 0,
 	P256SIGN_E_BAD_FRAME = -1,		/* the daemon could not parse a request */
@@ -78,6 +79,7 @@ enum p256sign_error {
 	P256SIGN_E_AUDIT_UNAVAILABLE = -20,	/* the daemon cannot write its audit log; retry later */
 	P256SIGN_E_TOO_MANY_CONNECTIONS = -21,	/* the daemon refused the connection (a limit) */
 	P256SIGN_E_BAD_TLS_POINT = -22,		/* SIGN_TLS: a ServerECDHParams point off its curve */
+	P256SIGN_E_NO_CERTIFICATE = -23,	/* CERTIFICATE: the key has no certificate */
 	/* raised by the library itself */
 	P256SIGN_E_CONNECT = -100,		/* cannot connect to the daemon's socket */
 	P256SIGN_E_TIMEOUT = -101,		/* no response before the deadline */
@@ -99,6 +101,8 @@ enum p256sign_error {
 	P256SIGN_E_KEYREF_TRAILING = -116,	/* bytes after a field or after the SEQUENCE */
 	P256SIGN_E_KEYREF_ABSENT = -117,	/* no P256SIGN_KEYREF_PEM_LABEL block in the text */
 	P256SIGN_E_KEYREF_PEM = -118,		/* such a block, but not base64 of a key reference */
+	/* refusals of a certificate's DER (p256sign_cert_fields) */
+	P256SIGN_E_CERT_STRUCTURE = -119,	/* not the SEQUENCEs of an X.509 certificate in DER */
 };
 
 /* Signature encodings. */
@@ -117,6 +121,7 @@ enum p256sign_op {
 	P256SIGN_OP_LIST_KEYS = 6,
 	P256SIGN_OP_STATUS = 7,
 	P256SIGN_OP_SIGN_TLS = 8,
+	P256SIGN_OP_CERTIFICATE = 9,
 };
 
 /*
@@ -167,8 +172,8 @@ struct p256sign_pubkey {
 
 /*
  * A completed request (non-blocking API). `error` is 0 or the request's P256SIGN_E_* code; the
- * other members are set for a successful result of the matching op only. `json` is owned by the
- * result: release it with p256sign_result_clear.
+ * other members are set for a successful result of the matching op only. `json` and
+ * `certificate` are owned by the result: release them with p256sign_result_clear.
  */
 struct p256sign_result {
 	uint32_t id;			/* the id the submit call returned */
@@ -181,6 +186,9 @@ struct p256sign_result {
 	int valid;			/* VERIFY: 1 valid, 0 invalid */
 	char *json;			/* LIST_KEYS, STATUS: NUL-terminated UTF-8 JSON */
 	size_t json_len;
+	uint8_t *certificate;		/* CERTIFICATE: the DER, 1 .. P256SIGN_CERT_MAX bytes */
+	size_t certificate_len;
+	uint8_t certificate_key_id[P256SIGN_KEY_ID_LEN];	/* CERTIFICATE: the key's id */
 };
 
 /* A connection handle; its layout is private. */
@@ -243,6 +251,17 @@ P256SIGN_API int p256sign_get_pubkey(struct p256sign *h, const struct p256sign_k
 	struct p256sign_pubkey *pub);
 
 /*
+ * The key's X.509 certificate (the leaf the daemon's configuration names for it) in DER into
+ * der (cap bytes; P256SIGN_CERT_MAX always suffice), its length into *der_len. *der_len is set
+ * also when cap is too small (P256SIGN_E_BUFFER), so that a caller may ask again with a buffer of
+ * that size. Errors: P256SIGN_E_NO_CERTIFICATE (the key has none), the daemon's
+ * (P256SIGN_E_UNKNOWN_KEY, P256SIGN_E_DENIED, ...), P256SIGN_E_UNKNOWN_TYPE (a daemon older than
+ * this request), the connection errors.
+ */
+P256SIGN_API int p256sign_certificate(struct p256sign *h, const struct p256sign_key *key,
+	uint8_t *der, size_t cap, size_t *der_len);
+
+/*
  * Asks the daemon to verify sig (sig_len bytes in `format`) over digest under the key (which may
  * be an explicit point). *valid is 1 when the signature is valid, else 0; the return value is 0
  * in both cases and negative only when the question could not be answered.
@@ -285,6 +304,8 @@ P256SIGN_API int p256sign_submit_verify(struct p256sign *h, const struct p256sig
 	const uint8_t digest[P256SIGN_DIGEST_LEN], int format, const uint8_t *sig, size_t sig_len,
 	uint32_t *id);
 P256SIGN_API int p256sign_submit_list_keys(struct p256sign *h, uint32_t *id);
+P256SIGN_API int p256sign_submit_certificate(struct p256sign *h, const struct p256sign_key *key,
+	uint32_t *id);
 P256SIGN_API int p256sign_submit_status(struct p256sign *h, uint32_t *id);
 
 /*
@@ -317,7 +338,7 @@ P256SIGN_API int p256sign_process(struct p256sign *h);
  */
 P256SIGN_API int p256sign_next_result(struct p256sign *h, struct p256sign_result *res);
 
-/* Frees res->json and zeroes *res. NULL is allowed. */
+/* Frees res->json and res->certificate and zeroes *res. NULL is allowed. */
 P256SIGN_API void p256sign_result_clear(struct p256sign_result *res);
 
 /*
@@ -395,6 +416,30 @@ P256SIGN_API int p256sign_keyref_find_pem(const char *text, size_t len, uint8_t 
  */
 P256SIGN_API int p256sign_tls_parse(const uint8_t *content, size_t len,
 	struct p256sign_tls *tls);
+
+/*
+ * The fields of an X.509 certificate (RFC 5280 section 4.1) that PKCS#11's certificate objects
+ * show: each one the whole DER element (tag, length, contents), pointing into the certificate.
+ */
+struct p256sign_cert_fields {
+	const uint8_t *serial;		/* serialNumber: the INTEGER */
+	size_t serial_len;
+	const uint8_t *issuer;		/* issuer: the Name's SEQUENCE */
+	size_t issuer_len;
+	const uint8_t *subject;		/* subject: the Name's SEQUENCE */
+	size_t subject_len;
+};
+
+/*
+ * Finds the serial number, the issuer and the subject of a DER certificate (len bytes,
+ * untrusted), as CERTIFICATE returns it, without checking anything else of it (the daemon checked
+ * that it holds the key's point): Certificate ::= SEQUENCE { tbsCertificate SEQUENCE { [0]
+ * version OPTIONAL, serialNumber INTEGER, signature SEQUENCE, issuer SEQUENCE, validity SEQUENCE,
+ * subject SEQUENCE, ... }, ... } in DER with nothing after it. 0, or P256SIGN_E_CERT_STRUCTURE
+ * (*f zeroed).
+ */
+P256SIGN_API int p256sign_cert_fields(const uint8_t *der, size_t len,
+	struct p256sign_cert_fields *f);
 
 /* A key id written as 64 lowercase hex digits and a NUL, as LIST_KEYS reports it. */
 P256SIGN_API void p256sign_key_id_format(const uint8_t id[P256SIGN_KEY_ID_LEN],

@@ -11,8 +11,12 @@ const CK_MECHANISM_TYPE p11_mechanisms[] = { CKM_ECDSA, CKM_ECDSA_SHA256 };
 const size_t p11_nmechanisms = sizeof(p11_mechanisms) / sizeof(p11_mechanisms[0]);
 
 static const CK_BBOOL yes = CK_TRUE, no = CK_FALSE;
-static const CK_OBJECT_CLASS class_private = CKO_PRIVATE_KEY, class_public = CKO_PUBLIC_KEY;
+static const CK_OBJECT_CLASS class_private = CKO_PRIVATE_KEY, class_public = CKO_PUBLIC_KEY,
+	class_cert = CKO_CERTIFICATE;
 static const CK_KEY_TYPE key_type = CKK_EC;
+static const CK_CERTIFICATE_TYPE cert_type = CKC_X_509;
+static const CK_ULONG cert_category = P11_CATEGORY_TOKEN_USER;
+static const CK_ULONG java_domain = 0;	/* CK_SECURITY_DOMAIN_UNSPECIFIED */
 static const CK_MECHANISM_TYPE keygen = CK_UNAVAILABLE_INFORMATION;
 /* DER OBJECT IDENTIFIER prime256v1 (1.2.840.10045.3.1.7), the namedCurve form of EC params. */
 static const uint8_t ec_params[] = { 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07 };
@@ -30,6 +34,31 @@ static void add(struct p11_attrs *out, CK_ATTRIBUTE_TYPE type, const void *value
 
 #define ADD_BOOL(out, type, v) add(out, type, (v) ? &yes : &no, sizeof(CK_BBOOL))
 
+/*
+ * A certificate object (PKCS#11 2.40 sections 4.6 and 4.6.3): the DER the daemon serves and the
+ * fields read from it; it matches its key objects by CKA_ID and CKA_LABEL, as programs pair a
+ * certificate with its private key. Not trusted as an anchor: it is the token's own.
+ */
+static void cert_attrs(const struct p11_key *k, struct p11_attrs *out)
+{
+	const struct p256sign_cert_fields *f = &k->fields;
+
+	add(out, CKA_CERTIFICATE_TYPE, &cert_type, sizeof(cert_type));
+	add(out, CKA_CERTIFICATE_CATEGORY, &cert_category, sizeof(cert_category));
+	ADD_BOOL(out, CKA_TRUSTED, 0);
+	add(out, CKA_START_DATE, "", 0);
+	add(out, CKA_END_DATE, "", 0);
+	add(out, CKA_SUBJECT, f->subject, (CK_ULONG)f->subject_len);
+	add(out, CKA_ISSUER, f->issuer, (CK_ULONG)f->issuer_len);
+	add(out, CKA_SERIAL_NUMBER, f->serial, (CK_ULONG)f->serial_len);
+	add(out, CKA_VALUE, k->cert, (CK_ULONG)k->cert_len);
+	add(out, CKA_URL, "", 0);
+	add(out, CKA_HASH_OF_SUBJECT_PUBLIC_KEY, "", 0);
+	add(out, CKA_HASH_OF_ISSUER_PUBLIC_KEY, "", 0);
+	add(out, CKA_JAVA_MIDP_SECURITY_DOMAIN, &java_domain, sizeof(java_domain));
+	add(out, CKA_PUBLIC_KEY_INFO, out->spki, sizeof(out->spki));
+}
+
 void p11_object_attrs(const struct p11_key *k, int kind, struct p11_attrs *out)
 {
 	int private = kind == P11_PRIVATE;
@@ -42,7 +71,8 @@ void p11_object_attrs(const struct p11_key *k, int kind, struct p11_attrs *out)
 	memcpy(out->spki + sizeof(spki_prefix), k->point, P256SIGN_POINT_LEN);
 	out->label_len = strnlen(k->name, sizeof(k->name));
 
-	add(out, CKA_CLASS, private ? &class_private : &class_public, sizeof(CK_OBJECT_CLASS));
+	add(out, CKA_CLASS, kind == P11_CERT ? &class_cert : private ? &class_private :
+		&class_public, sizeof(CK_OBJECT_CLASS));
 	ADD_BOOL(out, CKA_TOKEN, 1);
 	ADD_BOOL(out, CKA_PRIVATE, 0);	/* visible without a login: none is required */
 	ADD_BOOL(out, CKA_MODIFIABLE, 0);
@@ -50,10 +80,17 @@ void p11_object_attrs(const struct p11_key *k, int kind, struct p11_attrs *out)
 	ADD_BOOL(out, CKA_DESTROYABLE, 0);
 	add(out, CKA_LABEL, k->name, out->label_len);
 	add(out, CKA_ID, k->id, P256SIGN_KEY_ID_LEN);
+	if (kind == P11_CERT) {
+		cert_attrs(k, out);
+		return;
+	}
 	add(out, CKA_KEY_TYPE, &key_type, sizeof(key_type));
 	add(out, CKA_START_DATE, "", 0);
 	add(out, CKA_END_DATE, "", 0);
-	add(out, CKA_SUBJECT, "", 0);
+	/* The certificate's subject when there is one (PKCS#11 2.40 section 4.8: "DER-encoding of
+	 * the key subject name"), as NSS and Java pair keys and certificates. */
+	add(out, CKA_SUBJECT, k->cert != NULL ? k->fields.subject : (const uint8_t *)"",
+		k->cert != NULL ? (CK_ULONG)k->fields.subject_len : 0);
 	ADD_BOOL(out, CKA_DERIVE, 0);
 	ADD_BOOL(out, CKA_LOCAL, 0);	/* not known: the daemon's operator made the key */
 	add(out, CKA_KEY_GEN_MECHANISM, &keygen, sizeof(keygen));

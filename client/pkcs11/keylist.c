@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * LIST_KEYS's JSON (docs/protocol.md section 6) as the module's key entries. No I/O: the fuzz
- * harness drives it directly. A malformed entry fails the whole list, so that a daemon speaking
- * something else is noticed rather than half understood.
+ * LIST_KEYS's JSON (docs/protocol.md section 6) as the module's key entries, and a key's
+ * certificate with the fields its object shows. No I/O: the fuzz harness drives it directly. A
+ * malformed entry fails the whole list, so that a daemon speaking something else is noticed
+ * rather than half understood.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,8 @@ int p11_parse_keys(const char *text, struct p11_key **out, size_t *n)
 			goto out;
 		memcpy(key->name, name, strlen(name) + 1);
 		key->purpose = purpose_of(json_string_value(json_object_get(k, "purpose")));
+		/* The member of a key configured with a certificate: CERTIFICATE answers for it. */
+		key->has_cert = json_is_integer(json_object_get(k, "certificate_not_after"));
 		key->present = 1;
 		count++;
 	}
@@ -81,8 +84,42 @@ int p11_parse_keys(const char *text, struct p11_key **out, size_t *n)
 	keys = NULL;
 	r = 0;
 out:
-	free(keys);
+	free(keys);	/* no entry holds a certificate yet */
 	json_decref(list);
 	return r;
+}
+
+int p11_key_set_cert(struct p11_key *k, const uint8_t *der, size_t len)
+{
+	struct p256sign_cert_fields f;
+	uint8_t *copy;
+
+	p11_key_clear_cert(k);
+	if (len == 0 || len > P256SIGN_CERT_MAX || (copy = malloc(len)) == NULL)
+		return -1;
+	memcpy(copy, der, len);
+	if (p256sign_cert_fields(copy, len, &f) != 0) {
+		free(copy);
+		return -1;
+	}
+	k->cert = copy;
+	k->cert_len = len;
+	k->fields = f;
+	return 0;
+}
+
+void p11_key_clear_cert(struct p11_key *k)
+{
+	free(k->cert);
+	k->cert = NULL;
+	k->cert_len = 0;
+	memset(&k->fields, 0, sizeof(k->fields));
+}
+
+void p11_keys_free(struct p11_key *keys, size_t n)
+{
+	for (size_t i = 0; keys != NULL && i < n; i++)
+		p11_key_clear_cert(&keys[i]);
+	free(keys);
 }
 

@@ -68,13 +68,52 @@ static void register_atfork(void)
 	atfork_ok = pthread_atfork(before_fork, parent_after_fork, child_after_fork) == 0;
 }
 
+void p11_inflight_link(struct p11_inflight **head, struct p11_inflight *e,
+	void (*free_entry)(struct p11_inflight *e))
+{
+	e->mod = p11_mod;
+	e->head = head;
+	e->free = free_entry;
+	e->prev = NULL;
+	e->next = *head;
+	if (e->next != NULL)
+		e->next->prev = e;
+	*head = e;
+}
+
+void p11_inflight_unlink(struct p11_inflight *e)
+{
+	if (p11_mod != e->mod)
+		return;
+	if (e->prev != NULL)
+		e->prev->next = e->next;
+	else
+		*e->head = e->next;
+	if (e->next != NULL)
+		e->next->prev = e->prev;
+}
+
+/* Frees the entries of a list of an inherited state: their threads are gone with the fork. */
+static void free_inflight(struct p11_inflight **head)
+{
+	struct p11_inflight *e, *next;
+
+	for (e = *head; e != NULL; e = next) {
+		next = e->next;
+		e->free(e);
+	}
+	*head = NULL;
+}
+
 /* Frees a state; inherited: it came from the parent, whose threads may hold handle locks. */
 static void free_module(struct p11_module *m, int inherited)
 {
 	size_t i, busy = 0;
 
-	if (inherited)
-		p11_free_jobs(m);
+	if (inherited) {
+		free_inflight(&m->jobs);
+		free_inflight(&m->refreshes);
+	}
 	for (i = 0; i < m->nsessions; i++) {
 		if (m->sessions[i] != NULL)
 			p11_session_reset(m->sessions[i]);

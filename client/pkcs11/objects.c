@@ -43,10 +43,10 @@ static CK_RV collect(struct p11_session *ses, const CK_ATTRIBUTE *tmpl, CK_ULONG
 	size_t i;
 	int kind;
 
-	if (s->nkeys > 0 && (ses->found = calloc(2 * s->nkeys, sizeof(*ses->found))) == NULL)
+	if (s->nkeys > 0 && (ses->found = calloc(3 * s->nkeys, sizeof(*ses->found))) == NULL)
 		return CKR_HOST_MEMORY;
 	for (i = 0; i < s->nkeys; i++)
-		for (kind = P11_PRIVATE; kind <= P11_PUBLIC; kind++) {
+		for (kind = P11_PRIVATE; kind <= P11_CERT; kind++) {
 			CK_SLOT_ID slot;
 			struct p11_key *k;
 

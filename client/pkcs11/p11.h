@@ -2,7 +2,8 @@
 /*
  * The PKCS#11 module p256sign-pkcs11.so: PKCS#11 2.40 calls turned into p256signd requests
  * through libp256sign's public API (docs/pkcs11.md). One slot per daemon socket; per key a
- * private key object (absent for audit keys) and a public key object.
+ * private key object (absent for audit keys), a public key object, and a certificate object when
+ * the daemon has the key's certificate.
  *
  * Locking: one module lock (module.c) guards the sessions, the slots' key tables and the
  * module's state; it is never held across a daemon request. Each slot has its own lock around
@@ -29,7 +30,10 @@
 enum p11_purpose { P11_ANY, P11_TLS_SERVER, P11_TLS_CLIENT, P11_AUDIT, P11_OTHER };
 
 /* Object kinds, the low two bits of an object handle. */
-enum p11_kind { P11_PRIVATE = 1, P11_PUBLIC = 2 };
+enum p11_kind { P11_PRIVATE = 1, P11_PUBLIC = 2, P11_CERT = 3 };
+
+/* PKCS#11 2.40 section 4.6.2, CKA_CERTIFICATE_CATEGORY: a certificate of the token's user. */
+#define P11_CATEGORY_TOKEN_USER 1
 
 /* A key the daemon reported (LIST_KEYS). Entries are never removed while the module is
  * initialized, so that object handles stay valid: a key gone from the list is marked absent. */
@@ -39,6 +43,10 @@ struct p11_key {
 	uint8_t point[P256SIGN_POINT_LEN];
 	int purpose;
 	int present;
+	int has_cert;			/* LIST_KEYS showed certificate_not_after */
+	uint8_t *cert;			/* its DER (CERTIFICATE), the entry's own; NULL: none */
+	size_t cert_len;
+	struct p256sign_cert_fields fields;	/* point into cert */
 };
 
 struct p11_slot {
@@ -71,14 +79,27 @@ struct p11_session {
 	void *md;			/* EVP_MD_CTX once CKM_ECDSA_SHA256 data outgrew buf */
 };
 
-struct p11_job;
+struct p11_module;
+
+/*
+ * An entry of a state's list of work in flight, a signature (sign.c) or a key list being read
+ * (keys.c), while its thread waits for the daemon: a child made by fork() then, where that thread
+ * does not exist, frees it with the inherited state. The first member of its entry.
+ */
+struct p11_inflight {
+	struct p11_inflight *next, *prev;
+	struct p11_module *mod;		/* whose list it is on */
+	struct p11_inflight **head;	/* that list */
+	void (*free)(struct p11_inflight *e);	/* frees the whole entry */
+};
 
 struct p11_module {
 	struct p11_slot slots[P11_MAX_SLOTS];
 	size_t nslots;
 	struct p11_session **sessions;	/* handle = index + 1 */
 	size_t nsessions;
-	struct p11_job *jobs;		/* signatures at the daemon now (sign.c) */
+	struct p11_inflight *jobs;	/* signatures at the daemon now (sign.c) */
+	struct p11_inflight *refreshes;	/* key lists being read from the daemon now (keys.c) */
 	struct p11_module *kept;	/* module.c: parents' states a child could not free */
 	int timeout_ms;			/* config.c: every slot's request deadline */
 };
@@ -88,6 +109,11 @@ extern struct p11_module *p11_mod;
 void p11_lock(void);
 void p11_unlock(void);
 int p11_initialized(void);	/* p11_mod != NULL, read under the lock */
+/* Under the module lock: e onto the list *head of the state in use, and off it again (an entry of
+ * a state finalised meanwhile, which PKCS#11 forbids during a call, is on no list any more). */
+void p11_inflight_link(struct p11_inflight **head, struct p11_inflight *e,
+	void (*free_entry)(struct p11_inflight *e));
+void p11_inflight_unlink(struct p11_inflight *e);
 
 /* config.c: slots from C_Initialize's reserved string (p11-kit's x-init-reserved) and the file
  * named by $P256SIGN_PKCS11_CONFIG; the default socket when neither names one. */
@@ -107,14 +133,21 @@ typedef int p11_request_fn(struct p256sign *h, void *arg);
 int p11_request(struct p11_slot *s, p11_request_fn *fn, void *arg);
 CK_RV p11_rv(int p256sign_error);
 
-/* keylist.c: LIST_KEYS's JSON as key entries (*out to free); -1 when malformed. */
+/* keylist.c: LIST_KEYS's JSON as key entries (*out to free with p11_keys_free); -1 when
+ * malformed. */
 #define P11_MAX_KEYS (1u << 22)	/* the key index bits of an object handle */
 int p11_parse_keys(const char *json, struct p11_key **out, size_t *n);
+/* A certificate's DER (len bytes, copied) for k, with its fields; -1 when it is not one (k keeps
+ * none) or out of memory. */
+int p11_key_set_cert(struct p11_key *k, const uint8_t *der, size_t len);
+void p11_key_clear_cert(struct p11_key *k);
+void p11_keys_free(struct p11_key *keys, size_t n);
 
-/* keys.c: the slot's key table from LIST_KEYS (takes the slot's handle lock, then the
- * module lock). */
+/* keys.c: the slot's key table from LIST_KEYS and the certificates of the keys it says have one
+ * (takes the slot's handle lock, then the module lock). p11_merge_keys takes the certificates
+ * of keys (their entries keep none). */
 CK_RV p11_refresh_keys(CK_SLOT_ID slot);
-int p11_merge_keys(struct p11_slot *s, const struct p11_key *keys, size_t n);
+int p11_merge_keys(struct p11_slot *s, struct p11_key *keys, size_t n);
 /* The key and kind of a handle (under the module lock); NULL when invalid or absent. */
 struct p11_key *p11_object(CK_OBJECT_HANDLE h, CK_SLOT_ID *slot, int *kind);
 CK_OBJECT_HANDLE p11_handle(CK_SLOT_ID slot, size_t key_index, int kind);
@@ -143,8 +176,6 @@ int p11_matches(const struct p11_attrs *attrs, const CK_ATTRIBUTE *tmpl, CK_ULON
 CK_RV p11_lock_session(CK_SESSION_HANDLE h, struct p11_session **out);
 void p11_session_reset(struct p11_session *s);
 
-/* sign.c: frees the jobs of a state inherited by a child, whose threads are gone. */
-void p11_free_jobs(struct p11_module *m);
 
 /* attrs.c: the mechanisms, CKA_ALLOWED_MECHANISMS and C_GetMechanismList. */
 extern const CK_MECHANISM_TYPE p11_mechanisms[];

@@ -22,8 +22,7 @@
  * where that thread does not exist, frees it with the inherited state.
  */
 struct p11_job {
-	struct p11_job *next, *prev;
-	struct p11_module *mod;		/* whose list it is on */
+	struct p11_inflight link;	/* first: on the module's jobs */
 	CK_MECHANISM_TYPE mech;
 	uint8_t id[P256SIGN_KEY_ID_LEN];
 	int purpose;
@@ -205,40 +204,9 @@ static void free_job(struct p11_job *job)
 	free(job);
 }
 
-void p11_free_jobs(struct p11_module *m)
+static void free_job_entry(struct p11_inflight *e)
 {
-	struct p11_job *job, *next;
-
-	for (job = m->jobs; job != NULL; job = next) {
-		next = job->next;
-		free_job(job);
-	}
-	m->jobs = NULL;
-}
-
-/* Under the module lock. */
-static void link_job(struct p11_job *job)
-{
-	job->mod = p11_mod;
-	job->prev = NULL;
-	job->next = p11_mod->jobs;
-	if (job->next != NULL)
-		job->next->prev = job;
-	p11_mod->jobs = job;
-}
-
-/* Under the module lock; a job of a state finalised meanwhile (C_Finalize during a call, which
- * PKCS#11 forbids) is no longer on any list. */
-static void unlink_job(struct p11_job *job)
-{
-	if (p11_mod != job->mod)
-		return;
-	if (job->prev != NULL)
-		job->prev->next = job->next;
-	else
-		p11_mod->jobs = job->next;
-	if (job->next != NULL)
-		job->next->prev = job->prev;
+	free_job((struct p11_job *)e);	/* the entry's first member */
 }
 
 /* Signs the job on the slot's handle (no module lock held) and writes the signature. */
@@ -261,7 +229,7 @@ static CK_RV finish(struct p11_job *job, struct p11_slot *slot, CK_BYTE_PTR sig,
 		*sig_len = P256SIGN_SIG_RAW_LEN;
 	}
 	p11_lock();
-	unlink_job(job);
+	p11_inflight_unlink(&job->link);
 	p11_unlock();
 	free_job(job);
 	return rv;
@@ -283,7 +251,7 @@ static CK_RV sign_now(CK_SESSION_HANDLE h, const CK_BYTE *data, CK_ULONG len, in
 	if ((rv = lock_signing(h, &s)) == CKR_OK)
 		rv = take_job(s, data, len, final, sig, sig_len, job, &slot, &ready);
 	if (rv == CKR_OK && ready)
-		link_job(job);
+		p11_inflight_link(&p11_mod->jobs, &job->link, free_job_entry);
 	p11_unlock();
 	if (rv != CKR_OK || !ready) {
 		free(job);

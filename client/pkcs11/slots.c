@@ -38,7 +38,7 @@ void p11_slot_free(struct p11_slot *s)
 {
 	p256sign_close(s->h);
 	s->h = NULL;
-	free(s->keys);
+	p11_keys_free(s->keys, s->nkeys);
 	s->keys = NULL;
 	(void)pthread_mutex_destroy(&s->handle_lock);
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 static const char *const OPS[AUDIT_DROPS_OPS] = { "ping", "sign", "sign-message", "pubkey",
-	"verify", "list-keys", "status", "sign-tls", "frame" };
+	"verify", "list-keys", "status", "sign-tls", "certificate", "frame" };
 
 void audit_drops_count(struct audit_drops *d, const struct audit_request_entry *q)
 {

@@ -16,7 +16,7 @@
 
 /* The ops a request's record names, in the format's order; a record of another is counted as
  * `other`. */
-#define AUDIT_DROPS_OPS 9
+#define AUDIT_DROPS_OPS 10
 
 struct audit_drops {
 	uint64_t records;			/* in all */

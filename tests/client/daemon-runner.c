@@ -68,7 +68,7 @@ static void copy_key(const char *src, const char *dst)
 
 void daemon_start(struct daemon_proc *d, const char *binary, const struct daemon_config *cfg)
 {
-	char key[160];
+	char key[160], cert[160], cert_member[200] = "";
 	FILE *f;
 
 	memset(d, 0, sizeof(*d));
@@ -77,6 +77,11 @@ void daemon_start(struct daemon_proc *d, const char *binary, const struct daemon
 	CHECK(mkdtemp(d->dir) != NULL);
 	snprintf(key, sizeof(key), "%s/key", d->dir);
 	copy_key(cfg->key_file, key);
+	if (cfg->cert_file != NULL) {
+		snprintf(cert, sizeof(cert), "%s/cert", d->dir);
+		copy_key(cfg->cert_file, cert);
+		snprintf(cert_member, sizeof(cert_member), ", \"certificate\": \"%s\"", cert);
+	}
 	snprintf(d->socket, sizeof(d->socket), "%s/s.sock", d->dir);
 	snprintf(d->config, sizeof(d->config), "%s/p256signd.json", d->dir);
 	CHECK((f = fopen(d->config, "w")) != NULL);
@@ -84,11 +89,11 @@ void daemon_start(struct daemon_proc *d, const char *binary, const struct daemon
 	CHECK(fchmod(fileno(f), 0644) == 0);
 	fprintf(f, "{\"socket\": \"%s\", \"workers\": %u,\n"
 		" \"limits\": {\"max_inflight_per_connection\": %u, \"idle_timeout_ms\": %u},\n"
-		" \"keys\": [{\"name\": \"%s\", \"file\": \"%s\", \"nonce\": \"%s\",\n"
+		" \"keys\": [{\"name\": \"%s\", \"file\": \"%s\"%s, \"nonce\": \"%s\",\n"
 		"   \"verify_after_sign\": %s}]}\n",
 		d->socket, cfg->workers, cfg->max_inflight_per_connection,
 		cfg->idle_timeout_ms ? cfg->idle_timeout_ms : 60000, cfg->key_name, key,
-		cfg->nonce, cfg->verify_after_sign ? "true" : "false");
+		cert_member, cfg->nonce, cfg->verify_after_sign ? "true" : "false");
 	CHECK(fclose(f) == 0);
 	spawn(d);
 }

@@ -6,7 +6,8 @@
 
 /*
  * The real p256signd for the library's integration tests: a generated configuration in a fresh
- * temporary directory, one key, and a socket there. Every function exits the test on failure.
+ * temporary directory, one key (with its certificate, when given), and a socket there. Every
+ * function exits the test on failure.
  */
 struct daemon_proc {
 	char dir[64];
@@ -20,6 +21,7 @@ struct daemon_proc {
 struct daemon_config {
 	const char *key_name;		/* the one key's name */
 	const char *key_file;		/* its file (copied into the directory, mode 0600) */
+	const char *cert_file;		/* its certificate (copied too), or NULL for none */
 	const char *nonce;		/* "deterministic" or "hedged" */
 	int verify_after_sign;
 	unsigned workers;

@@ -138,8 +138,8 @@ static void case_daemon_errors(void)
 static void case_strerror(void)
 {
 	static const int codes[] = { 0, -1, -2, -3, -4, -5, -6, -7, -8, -9, -10, -11, -12, -13,
-		-14, -15, -16, -17, -18, -100, -101, -102, -103, -104, -105, -106, -107, -108, -109,
-		-110, -111, -112, -113, -114, -115, -116, -117, -118 };
+		-14, -15, -16, -17, -18, -19, -20, -21, -22, -23, -100, -101, -102, -103, -104, -105,
+		-106, -107, -108, -109, -110, -111, -112, -113, -114, -115, -116, -117, -118, -119 };
 	size_t n = sizeof(codes) / sizeof(codes[0]);
 
 	for (size_t i = 0; i < n; i++) {
@@ -148,7 +148,8 @@ static void case_strerror(void)
 			CHECK(strcmp(p256sign_strerror(codes[i]), p256sign_strerror(codes[j])) != 0);
 	}
 	CHECK(strcmp(p256sign_strerror(-99), "unknown error") == 0);
-	CHECK(strcmp(p256sign_strerror(-119), "unknown error") == 0);
+	CHECK(strcmp(p256sign_strerror(-24), "unknown error") == 0);
+	CHECK(strcmp(p256sign_strerror(-120), "unknown error") == 0);
 	CHECK(strcmp(p256sign_strerror(5), "unknown error") == 0);
 }
 

@@ -26,8 +26,10 @@ expect() {
 	done
 }
 
-expect "p256signctl " status keys pubkey export-key-ref sign verify eip7951 ping metrics \
+expect "p256signctl " status keys pubkey cert export-key-ref sign verify eip7951 ping metrics \
 	check-key audit-verify
+expect "p256signctl ce" cert
+expect "p256signctl cert k --" --out --pem --json
 expect "p256signctl exp" export-key-ref
 expect "p256signctl export-key-ref --" --socket --timeout
 expect "p256signctl si" sign

@@ -2,7 +2,8 @@
 /*
  * libp256sign's offline calls, through the shared library: p256sign_tls_parse on TLS 1.3
  * CertificateVerify content and TLS 1.2 ServerKeyExchange input (and on near misses of both),
- * key ids in hex both ways, and the P-256 point check. No daemon is involved.
+ * key ids in hex both ways, the P-256 point check, and the fields of a certificate
+ * (p256sign_cert_fields: with and without a version, and the near misses). No daemon is involved.
  */
 #include <stdio.h>
 #include <string.h>
@@ -166,12 +167,74 @@ static void point_cases(void)
 	CHECK_RC(p256sign_point_check(p), P256SIGN_E_BAD_POINT);
 }
 
+/*
+ * A certificate laid out as p256sign_cert_fields reads it: [0] version (when `version`), serial
+ * 02 02 00 80, signature 30 00, issuer 30 03 (31 01 00), validity 30 00, subject 30 02 (05 00),
+ * and an extension-less rest: the bytes after the subject (here 03 01 00, a BIT STRING) belong
+ * to tbsCertificate and are not read.
+ */
+static size_t cert_layout(uint8_t *out, int version)
+{
+	static const uint8_t ver[] = { 0xa0, 0x03, 0x02, 0x01, 0x02 };
+	static const uint8_t rest[] = { 0x02, 0x02, 0x00, 0x80, 0x30, 0x00, 0x30, 0x03, 0x31, 0x01,
+		0x00, 0x30, 0x00, 0x30, 0x02, 0x05, 0x00, 0x03, 0x01, 0x00 };
+	size_t tbs = (version ? sizeof(ver) : 0) + sizeof(rest), n = 0;
+
+	out[n++] = 0x30;
+	out[n++] = (uint8_t)(2 + tbs + 2);
+	out[n++] = 0x30;
+	out[n++] = (uint8_t)tbs;
+	if (version) {
+		memcpy(out + n, ver, sizeof(ver));
+		n += sizeof(ver);
+	}
+	memcpy(out + n, rest, sizeof(rest));
+	n += sizeof(rest);
+	out[n++] = 0x05;	/* signatureAlgorithm, signatureValue: not read either */
+	out[n++] = 0x00;
+	return n;
+}
+
+static void cert_cases(void)
+{
+	struct p256sign_cert_fields f;
+	uint8_t der[64];
+	size_t n;
+
+	for (int version = 0; version <= 1; version++) {
+		n = cert_layout(der, version);
+		CHECK_RC(p256sign_cert_fields(der, n, &f), 0);
+		CHECK(f.serial == der + 4 + (version ? 5 : 0) && f.serial_len == 4);
+		CHECK(f.issuer == f.serial + 6 && f.issuer_len == 5);
+		CHECK(f.subject == f.issuer + 7 && f.subject_len == 4);
+		/* Every cut is refused, as is a byte after the certificate. */
+		for (size_t k = 0; k < n; k++) {
+			CHECK_RC(p256sign_cert_fields(der, k, &f), P256SIGN_E_CERT_STRUCTURE);
+			CHECK(f.serial == NULL && f.issuer == NULL && f.subject == NULL);
+		}
+		der[n] = 0;
+		CHECK_RC(p256sign_cert_fields(der, n + 1, &f), P256SIGN_E_CERT_STRUCTURE);
+	}
+	n = cert_layout(der, 1);
+	der[9] = 0x04;	/* the serial an OCTET STRING */
+	CHECK_RC(p256sign_cert_fields(der, n, &f), P256SIGN_E_CERT_STRUCTURE);
+	n = cert_layout(der, 0);
+	der[5] = 0x00;	/* an empty INTEGER: 02 00, then the rest is out of step */
+	CHECK_RC(p256sign_cert_fields(der, n, &f), P256SIGN_E_CERT_STRUCTURE);
+	n = cert_layout(der, 0);
+	der[1] = 0x81;	/* a long form where the short one fits: not DER */
+	CHECK_RC(p256sign_cert_fields(der, n, &f), P256SIGN_E_CERT_STRUCTURE);
+	CHECK_RC(p256sign_cert_fields(NULL, 0, &f), P256SIGN_E_CERT_STRUCTURE);
+	CHECK_RC(p256sign_cert_fields(der, n, NULL), P256SIGN_E_INVALID);
+}
+
 int main(void)
 {
 	tls13_cases();
 	tls12_cases();
 	key_id_cases();
 	point_cases();
+	cert_cases();
 	printf("ok\n");
 	return 0;
 }

@@ -519,6 +519,16 @@ p = request_log("nul", raw=b'{"v":1,\x00}')
 expect("a NUL byte", p, 1, "%s:3: not valid JSON" % p[0])
 p = request_log("tls", op="sign-tls")
 expect("a sign-tls record", p, 3, "intact: 1 file, 3 records (2 requests, 0 checkpoints)")
+# CERTIFICATE's records: no subject, no signature; its own error tag.
+p = request_log("cert", op="certificate", mutate=lambda o: o.pop("sig_sha256"))
+expect("a certificate record", p, 3, "intact: 1 file, 3 records (2 requests, 0 checkpoints)")
+p = request_log("cert-none", op="certificate",
+                mutate=lambda o: (o.pop("sig_sha256"), o.update(result="no-certificate")))
+expect("a certificate record answered no-certificate", p, 3,
+       "intact: 1 file, 3 records (2 requests, 0 checkpoints)")
+p = request_log("cert-digest", op="certificate",
+                mutate=lambda o: (o.pop("sig_sha256"), o.update(digest=sha256(b"d"))))
+expect("a digest in a certificate record", p, 1, at(p[0], 3, 3))
 p = request_log("tls-kind", op="sign-tls", mutate=lambda o: o.update(tls=dict(TLS13, kind="ssl3")))
 expect("an unknown tls.kind", p, 1, at(p[0], 3, 3) + "member 'tls.kind': not one of its values")
 p = request_log("tls-hash", op="sign-tls",
@@ -771,7 +781,9 @@ def dropped_log(name, **kw):
 
 for kinds, records in [("ping ok 5, sign audit-unavailable 120", 125), ("frame bad-frame 1", 1),
                        ("ping ok 2, sign ok 1, sign denied 4, sign audit-unavailable 9, "
-                        "sign-tls ok 3, frame unknown-type 1, other 7", 27), ("other 3", 3)]:
+                        "sign-tls ok 3, frame unknown-type 1, other 7", 27), ("other 3", 3),
+                       ("sign-tls ok 1, certificate ok 2, certificate no-certificate 1, "
+                        "frame bad-frame 1", 5)]:
     p = dropped_log("dropped", records=records, kinds=kinds)
     expect("a dropped record: " + kinds, [*p, "--pubkey", KEY_A.pub_pem], 0,
            "intact: 1 file, 6 records (3 requests, 1 checkpoints)", STOPPED)

@@ -58,6 +58,7 @@ TLS_GENERATORS = {
 }
 
 PING, SIGN, SIGN_MESSAGE, PUBKEY, VERIFY, LIST_KEYS, STATUS = 1, 2, 3, 4, 5, 6, 7
+CERTIFICATE = 9
 RESPONSE, ERROR = 0x80, 0xFF
 DER, RAW = 0, 1
 KEY_NAME, KEY_ID, KEY_POINT = 1, 2, 3
@@ -65,7 +66,7 @@ E = dict(bad_frame=1, unsupported_version=2, unknown_type=3, unknown_key=4, bad_
          overloaded=6, internal=7, bad_format=8, message_too_large=9, bad_key_selector=10,
          frame_too_large=11, bad_flags=12, bad_point=13, bad_signature=14, sign_failed=15,
          shutting_down=16, timeout=17, denied=18, bad_tls_content=19, audit_unavailable=20,
-         too_many_connections=21, bad_tls_point=22)
+         too_many_connections=21, bad_tls_point=22, no_certificate=23)
 
 TIMEOUT = 20.0
 
@@ -219,6 +220,21 @@ class Client:
     def pubkey(self, name):
         r = self.call(frame(PUBKEY, 1, key_name(name))).ok(PUBKEY)
         return r.body[:32], r.body[32:97], r.body[97:]
+
+    def wait_status(self, member, value):
+        """STATUS again every 0.02 s until its member has value (TIMEOUT at most)."""
+        end = time.monotonic() + TIMEOUT
+        while self.call(frame(STATUS, 0)).ok(STATUS).json()[member] != value:
+            check(time.monotonic() < end, "STATUS %s never %s" % (member, value))
+            time.sleep(0.02)
+
+    def certificate(self, selector):
+        """CERTIFICATE with a key selector (key_name, key_id): (key id, DER), after checking the
+        answer's layout (docs/protocol.md section 4.2)."""
+        r = self.call(frame(CERTIFICATE, 1, selector)).ok(CERTIFICATE)
+        (n,) = struct.unpack(">H", r.body[32:34])
+        check(len(r.body) == 34 + n and 1 <= n <= 16384, "certificate answer layout")
+        return r.body[:32], r.body[34:]
 
     def close(self):
         self.sock.close()

@@ -58,6 +58,7 @@ static const ipc_handler parent_handlers[IPC_TYPE_MAX] = {
 	[IPC_SIGNER_EXIT] = record,
 	[IPC_RELOAD_FAILED] = record,
 	[IPC_AUDIT_SEALED] = record,
+	[IPC_KEY_CERT] = record,
 };
 
 /* Appends one message of the key-holder's: type with generation gen (where its body has one). */
@@ -85,6 +86,16 @@ static void put_gen(uint8_t *buf, size_t cap, size_t *len, uint16_t type, uint32
 	case IPC_AUDIT_SEALED:
 		CHECK_INT(ipc_put(buf, cap, len, type, 0, &as, sizeof(as)), 0);
 		break;
+	case IPC_KEY_CERT: {
+		/* the fixed part, then a few bytes of DER */
+		uint8_t body[sizeof(struct ipc_key_cert) + 3] = { 0x30, 0x01, 0x00 };
+		struct ipc_key_cert kc = { .generation = gen };
+
+		memmove(body + sizeof(kc), body, 3);
+		memcpy(body, &kc, sizeof(kc));
+		CHECK_INT(ipc_put(buf, cap, len, type, 0, body, sizeof(body)), 0);
+		break;
+	}
 	default:
 		CHECK_INT(ipc_put(buf, cap, len, type, 0, "why", 3), 0);
 	}
@@ -143,12 +154,15 @@ static void dispatcher(void)
 	CHECK(fd >= 0);		/* refused: still the caller's */
 	CHECK_INT(one(&p, IPC_KEY_PUBLIC, 2, NULL), IPC_ERR_STATE);	/* the first is 1 */
 	CHECK_INT(one(&p, IPC_KEY_PUBLIC, 0, NULL), IPC_ERR_STATE);
+	CHECK_INT(one(&p, IPC_KEY_CERT, 2, NULL), IPC_ERR_STATE);
 
 	/* Key set 1: its keys, then nothing else until its end, of its own generation. */
 	test_case = "dispatch: key set 1";
 	CHECK_INT(one(&p, IPC_KEY_PUBLIC, 1, NULL), 0);
+	CHECK_INT(one(&p, IPC_KEY_CERT, 1, NULL), 0);	/* its certificate */
 	CHECK_INT(one(&p, IPC_KEY_PUBLIC, 1, NULL), 0);
 	CHECK_INT(one(&p, IPC_KEY_PUBLIC, 2, NULL), IPC_ERR_STATE);
+	CHECK_INT(one(&p, IPC_KEY_CERT, 2, NULL), IPC_ERR_STATE);
 	CHECK_INT(one(&p, IPC_SIGNER_EXIT, 0, NULL), IPC_ERR_STATE);
 	CHECK_INT(one(&p, IPC_SIGNER_FD, 1, &fd), IPC_ERR_STATE);
 	CHECK_INT(one(&p, IPC_KEYS_READY, 2, NULL), IPC_ERR_STATE);
@@ -159,6 +173,7 @@ static void dispatcher(void)
 	CHECK_INT(one(&p, IPC_SIGNER_EXIT, 0, NULL), IPC_ERR_STATE);
 	CHECK_INT(one(&p, IPC_KEYS_READY, 1, NULL), 0);
 	CHECK_INT(one(&p, IPC_KEYS_READY, 1, NULL), IPC_ERR_STATE);	/* ended already */
+	CHECK_INT(one(&p, IPC_KEY_CERT, 1, NULL), IPC_ERR_STATE);	/* and its certificates */
 
 	/* Its signers, with their descriptors; then the notices. */
 	test_case = "dispatch: signers of key set 1";
@@ -260,7 +275,7 @@ int main(void)
 	struct ipc_sign sign = { .key = 7 };
 	struct ipc_signature sig = { .result = P256_ERR_FAULT };
 	struct ipc_header h, bad;
-	const uint8_t *body;
+	const uint8_t *body, *body_p;
 	size_t len = 0, used, off;
 	char text[IPC_TEXT_MAX + 1];
 
@@ -343,6 +358,24 @@ int main(void)
 	memcpy(&bad, buf, sizeof(bad));
 	bad.len = IPC_TEXT_MAX + 1;
 	refused(buf, sizeof(buf), &bad, PROC_KEYHOLDER, PROC_PARENT, IPC_ERR_LENGTH);
+	/* A certificate: up to IPC_CERT_MAX bytes of DER after its fixed part, in one message of at
+	 * most IPC_MSG_MAX bytes. */
+	{
+		static uint8_t cert_buf[2 * IPC_MSG_MAX];
+		static uint8_t der[sizeof(struct ipc_key_cert) + IPC_CERT_MAX + 1];
+
+		len = 0;
+		CHECK_INT(ipc_put(cert_buf, sizeof(cert_buf), &len, IPC_KEY_CERT, 0, der,
+		    sizeof(der) - 1), 0);
+		CHECK_INT(len, IPC_MSG_MAX);
+		CHECK_INT(ipc_next(cert_buf, len, PROC_KEYHOLDER, PROC_PARENT, &h, &body_p, &used), 0);
+		len = 0;
+		CHECK_INT(ipc_put(cert_buf, sizeof(cert_buf), &len, IPC_KEY_CERT, 0, der,
+		    sizeof(der)), IPC_ERR_LENGTH);
+		len = 0;
+		CHECK_INT(ipc_put(cert_buf, sizeof(cert_buf), &len, IPC_KEY_CERT, 0, der,
+		    sizeof(struct ipc_key_cert) - 1), IPC_ERR_LENGTH);
+	}
 	/* A type without trailing bytes takes none. */
 	len = 0;
 	CHECK_INT(ipc_put(buf, sizeof(buf), &len, IPC_PING, 1, text, 1), IPC_ERR_LENGTH);
@@ -380,8 +413,11 @@ int main(void)
 	test_case = "list";
 	CHECK(strcmp(ipc_type_name(IPC_SIGN), "sign") == 0);
 	CHECK(strcmp(ipc_type_name(IPC_AUDIT_SEALED), "audit-sealed") == 0);
+	CHECK(strcmp(ipc_type_name(IPC_KEY_CERT), "key-cert") == 0);
 	CHECK_INT(IPC_SIGN, 1);
-	CHECK_INT(IPC_AUDIT_SEALED, IPC_TYPE_MAX - 1);
+	/* A new message goes at the end: the numbers of the others stay. */
+	CHECK_INT(IPC_AUDIT_SEALED, 16);
+	CHECK_INT(IPC_KEY_CERT, IPC_TYPE_MAX - 1);
 
 	dispatcher();
 	return test_done("ipc");

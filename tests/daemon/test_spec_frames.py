@@ -34,7 +34,8 @@ PAIRS = [("ping-request", "ping-response"),
          ("sign-request-keyid-raw", "sign-response-raw"),
          ("sign-message-request", "sign-message-response"),
          ("pubkey-request", "pubkey-response"),
-         ("verify-request-point", "verify-response")]
+         ("verify-request-point", "verify-response"),
+         ("certificate-request", "error-no-certificate")]
 RELEASE = key_name("release")
 POINT = bytes.fromhex("0460fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6"
                       "7903fe1008b8bc99a41ae9e95628bc64f2f1b20c2d7e9f5177a3c294d4462299")
@@ -97,10 +98,12 @@ def latency(lat, example):
               "latency of %s: %s" % (op, o))
         check(o["sum_us"] >= 0 and (counts[op][0] > 0 or o["sum_us"] == 0),
               "latency sum of %s: %s" % (op, o))
-    # ping, sign x2, sign-message, pubkey, verify; then a SIGN answered unknown-key, LIST_KEYS.
+    # ping, sign x2, sign-message, pubkey, verify, certificate (no-certificate: the example key
+    # has none); then a SIGN answered unknown-key, LIST_KEYS.
     check(counts == {"frame": (0, 0), "ping": (1, 0), "sign": (3, 1), "sign-message": (1, 0),
                      "pubkey": (1, 0), "verify": (1, 0), "list-keys": (1, 0), "status": (0, 0),
-                     "sign-tls": (0, 0)}, "latency counts by op: %s" % counts)
+                     "sign-tls": (0, 0), "certificate": (1, 1)},
+          "latency counts by op: %s" % counts)
 
 
 def examples(d, text, f):

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer harness for libp256sign's response handling. A local socket plays the daemon: the
- * library submits six requests (ids 1 to 6: ping, sign DER, pubkey, list keys, verify, sign raw),
+ * library submits seven requests (ids 1 to 7: ping, sign DER, pubkey, list keys, verify, sign raw,
+ * certificate),
  * the input is written back as the daemon's byte stream, and the socket is closed. Properties (a
  * violation aborts):
  * - every request completes exactly once, with 0 or a known P256SIGN_E_* code, whatever the bytes;
  * - a successful signature has the format asked for and decodes; JSON text is NUL-terminated at
- *   its length;
+ *   its length; a certificate has 1 to P256SIGN_CERT_MAX bytes;
  * - nothing crashes, over-reads or leaks (the sanitizers).
  */
 #include <poll.h>
@@ -20,7 +21,7 @@
 #include "p256.h"
 #include "p256sign.h"
 
-#define REQUESTS 6
+#define REQUESTS 7
 #define INPUT_MAX 60000		/* below a socket buffer: the write never blocks */
 
 static int listen_fd = -1;
@@ -57,6 +58,7 @@ static void submit_all(struct p256sign *h)
 	require(p256sign_submit_list_keys(h, &ids[3]) == 0);
 	require(p256sign_submit_verify(h, &name, digest, P256SIGN_RAW, sig, 64, &ids[4]) == 0);
 	require(p256sign_submit_sign(h, &name, digest, P256SIGN_RAW, &ids[5]) == 0);
+	require(p256sign_submit_certificate(h, &id, &ids[6]) == 0);
 	for (uint32_t i = 0; i < REQUESTS; i++)
 		require(ids[i] == i + 1);
 }
@@ -67,7 +69,7 @@ static void check_result(const struct p256sign_result *res, int *seen)
 
 	require(res->id >= 1 && res->id <= REQUESTS && !seen[res->id - 1]);
 	seen[res->id - 1] = 1;
-	require(res->error == 0 || (res->error >= P256SIGN_E_BAD_TLS_POINT && res->error <= -1) ||
+	require(res->error == 0 || (res->error >= P256SIGN_E_NO_CERTIFICATE && res->error <= -1) ||
 		(res->error <= P256SIGN_E_CONNECT && res->error >= P256SIGN_E_DAEMON));
 	if (res->error != 0)
 		return;
@@ -78,6 +80,9 @@ static void check_result(const struct p256sign_result *res, int *seen)
 		require(res->format == P256SIGN_RAW && res->sig_len == 64);
 	if (res->id == 4)
 		require(res->json != NULL && strlen(res->json) == res->json_len);
+	if (res->id == 7)
+		require(res->certificate != NULL && res->certificate_len >= 1 &&
+			res->certificate_len <= P256SIGN_CERT_MAX);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

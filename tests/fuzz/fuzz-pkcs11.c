@@ -3,7 +3,8 @@
  * libFuzzer harness for the PKCS#11 module's handling of what callers and the daemon hand it
  * (client/pkcs11/): the first byte picks the target.
  * 0: C_GetAttributeValue's rules (p11_get_attributes) over a template of the input's attribute
- *    types and buffer sizes, on a key object built from the input; every buffer is allocated at
+ *    types and buffer sizes, on a key or certificate object built from the input (a certificate
+ *    of the input's serial, issuer and subject bytes); every buffer is allocated at
  *    its exact size. Checked: no value is written past its buffer, an answered entry holds the
  *    object's value, an entry not answered says CK_UNAVAILABLE_INFORMATION, the return code is
  *    CKR_OK exactly when every entry was answered, and a template made of the answered values
@@ -11,6 +12,9 @@
  * 1: LIST_KEYS's JSON (p11_parse_keys): accepted entries are well formed.
  * 2: TLS handshake content recognition (p256sign_tls_parse, as the module calls it): what it accepts has the layout.
  * 3: the module's settings (p11_config_text): slots within their bounds.
+ * 4: a certificate's fields (p256sign_cert_fields, as the module calls it on CERTIFICATE's
+ *    DER): what it accepts is a DER SEQUENCE with nothing after it, and the serial, issuer and
+ *    subject it finds are whole elements of their tags, in that order, inside the input.
  * Seeds: tests/fuzz/corpus/pkcs11.
  */
 #include <stdlib.h>
@@ -54,6 +58,8 @@ static CK_ATTRIBUTE_TYPE attr_type(struct input *in)
 		CKA_CLASS, CKA_TOKEN, CKA_PRIVATE, CKA_LABEL, CKA_ID, CKA_KEY_TYPE, CKA_VALUE,
 		CKA_EC_PARAMS, CKA_EC_POINT, CKA_SIGN, CKA_VERIFY, CKA_SENSITIVE, CKA_EXTRACTABLE,
 		CKA_PUBLIC_KEY_INFO, CKA_ALLOWED_MECHANISMS, CKA_START_DATE, CKA_MODULUS,
+		CKA_SUBJECT, CKA_ISSUER, CKA_SERIAL_NUMBER, CKA_CERTIFICATE_TYPE, CKA_TRUSTED,
+		CKA_CERTIFICATE_CATEGORY,
 	};
 	uint8_t b = byte(in);
 	CK_ATTRIBUTE_TYPE t;
@@ -75,6 +81,40 @@ static const struct p11_attr *value_of(const struct p11_attrs *attrs, CK_ATTRIBU
 	return NULL;
 }
 
+/* A DER element of tag and the n bytes of contents at in, into b (short lengths only). */
+static size_t element(uint8_t *b, uint8_t tag, struct input *in, size_t n)
+{
+	b[0] = tag;
+	b[1] = (uint8_t)n;
+	bytes(in, b + 2, n);
+	return 2 + n;
+}
+
+/*
+ * A certificate p256sign_cert_fields lays out: the input's serial, issuer and subject contents
+ * (up to 35 bytes each, so that every length is of one byte) in tbsCertificate's order, with an
+ * empty signature and validity.
+ */
+static void build_cert(struct input *in, struct p11_key *key)
+{
+	uint8_t der[2 + 2 + 3 * 37 + 2 + 2], *tbs = der + 4;
+	size_t n = 0;
+
+	n += element(tbs + n, 0x02, in, 1 + byte(in) % 35);
+	tbs[n++] = 0x30;
+	tbs[n++] = 0;
+	n += element(tbs + n, 0x30, in, byte(in) % 36);
+	tbs[n++] = 0x30;
+	tbs[n++] = 0;
+	n += element(tbs + n, 0x30, in, byte(in) % 36);
+	der[0] = 0x30;
+	der[1] = (uint8_t)(n + 2);
+	der[2] = 0x30;
+	der[3] = (uint8_t)n;
+	if (p11_key_set_cert(key, der, n + 4) != 0)
+		abort();	/* well formed: the reader must take it */
+}
+
 static void attributes(struct input *in)
 {
 	CK_ATTRIBUTE tmpl[MAX_TEMPLATE], match[MAX_TEMPLATE];
@@ -87,13 +127,15 @@ static void attributes(struct input *in)
 	CK_RV rv;
 
 	memset(&key, 0, sizeof(key));
-	kind = byte(in) & 1 ? P11_PRIVATE : P11_PUBLIC;
+	kind = P11_PRIVATE + byte(in) % 3;
 	key.purpose = byte(in) % 5;
 	name_len = byte(in) % sizeof(key.name);
 	bytes(in, (uint8_t *)key.name, name_len);
 	key.name[name_len] = '\0';
 	bytes(in, key.id, sizeof(key.id));
 	bytes(in, key.point, sizeof(key.point));
+	if (kind == P11_CERT || byte(in) & 1)
+		build_cert(in, &key);	/* also a key's CKA_SUBJECT */
 	p11_object_attrs(&key, kind, &attrs);
 
 	n = byte(in) % MAX_TEMPLATE;
@@ -134,6 +176,51 @@ static void attributes(struct input *in)
 	}
 	for (i = 0; i < n; i++)
 		free(tmpl[i].pValue);
+	p11_key_clear_cert(&key);
+}
+
+/* An accepted element at p of len bytes, inside [data, end), with tag and a one-byte or longer
+ * length header that says len. */
+static void whole_element(const uint8_t *p, size_t len, uint8_t tag, const uint8_t *data,
+	const uint8_t *end)
+{
+	size_t hdr, n = 0, i;
+
+	if (p < data || len < 2 || p + len > end || p[0] != tag)
+		abort();
+	if (p[1] < 0x80) {
+		hdr = 2;
+		n = p[1];
+	} else {
+		hdr = 2 + (p[1] & 0x7f);
+		if (hdr > len || hdr > 6)
+			abort();
+		for (i = 2; i < hdr; i++)
+			n = n << 8 | p[i];
+	}
+	if (hdr + n != len)
+		abort();
+}
+
+static void cert_fields(const uint8_t *data, size_t size)
+{
+	struct p256sign_cert_fields f;
+	const uint8_t *end = data + size;
+
+	if (p256sign_cert_fields(data, size, &f) != 0) {
+		if (f.serial != NULL || f.issuer != NULL || f.subject != NULL)
+			abort();
+		return;
+	}
+	if (size < 2 || data[0] != 0x30)
+		abort();
+	whole_element(data, size, 0x30, data, end);
+	whole_element(f.serial, f.serial_len, 0x02, data, end);
+	whole_element(f.issuer, f.issuer_len, 0x30, data, end);
+	whole_element(f.subject, f.subject_len, 0x30, data, end);
+	if (f.serial_len < 3 || f.serial + f.serial_len > f.issuer ||
+	    f.issuer + f.issuer_len > f.subject)
+		abort();
 }
 
 static void key_list(const uint8_t *data, size_t size)
@@ -149,9 +236,10 @@ static void key_list(const uint8_t *data, size_t size)
 	if (p11_parse_keys(text, &keys, &n) == 0) {
 		for (i = 0; i < n; i++)
 			if (!keys[i].present || keys[i].point[0] != 0x04 || keys[i].name[0] == '\0' ||
-			    strnlen(keys[i].name, sizeof(keys[i].name)) == sizeof(keys[i].name))
+			    strnlen(keys[i].name, sizeof(keys[i].name)) == sizeof(keys[i].name) ||
+			    keys[i].cert != NULL)
 				abort();
-		free(keys);
+		p11_keys_free(keys, n);
 	} else if (keys != NULL || n != 0) {
 		abort();
 	}
@@ -203,7 +291,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size == 0)
 		return 0;
-	switch (data[0] % 4) {
+	switch (data[0] % 5) {
 	case 0:
 		attributes(&in);
 		break;
@@ -213,8 +301,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 2:
 		tls_content(data + 1, size - 1);
 		break;
-	default:
+	case 3:
 		config(data + 1, size - 1);
+		break;
+	default:
+		cert_fields(data + 1, size - 1);
 		break;
 	}
 	return 0;

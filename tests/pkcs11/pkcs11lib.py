@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: ISC
 """What the PKCS#11 module's program tests share: a daemon with three keys (rfc: any; web:
-tls-server; audit: the audit key, with an audit file), the module's path, a scratch directory,
+tls-server, both with a self-signed certificate for localhost in the daemon's configuration, in
+rfc-cert.pem and web-cert.pem; audit: the audit key, with an audit file and no certificate), the
+module's path, a scratch directory,
 a p11-kit user configuration that registers the module, running programs, and the public key
 and signature checks by openssl. Standard library only; call init() first."""
 import atexit
@@ -38,9 +40,14 @@ def init(daemon_bin, module_path, preload="", allow=()):
     openssl_key(web)
     audit = path("audit.key")
     openssl_key(audit)
+    for name, key in (("rfc", RFC_KEY), ("web", web)):
+        subprocess.run(["openssl", "req", "-x509", "-new", "-key", key, "-subj", "/CN=localhost",
+                        "-addext", "subjectAltName=DNS:localhost", "-days", "2", "-out",
+                        path(name + "-cert.pem")], check=True, stderr=subprocess.DEVNULL)
     keys = [{"name": "rfc", "file": RFC_KEY, "nonce": "deterministic",
-             "allow": {"users": [NOBODY, *allow]}},
-            {"name": "web", "file": web, "purpose": "tls-server"},
+             "certificate": path("rfc-cert.pem"), "allow": {"users": [NOBODY, *allow]}},
+            {"name": "web", "file": web, "purpose": "tls-server",
+             "certificate": path("web-cert.pem")},
             {"name": "audit", "file": audit, "purpose": "audit"}]
     daemon = Daemon(os.path.abspath(daemon_bin), keys=keys, extra={
         "socket_mode": "0666",
@@ -141,6 +148,12 @@ def pubkey_pem(name):
     pem = path(name + "-daemon-pub.pem")
     ok(["openssl", "pkey", "-pubin", "-inform", "DER", "-in", der, "-out", pem])
     return pem
+
+
+def cert_der(name):
+    """The DER of key `name`'s configured certificate, as openssl writes it."""
+    return ok(["openssl", "x509", "-in", path(name + "-cert.pem"), "-outform", "DER"],
+              env=plain_env())
 
 
 def key_id(name):

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The PKCS#11 module loaded as programs load it (dlopen, C_GetFunctionList) against the real
- * p256signd with the RFC 6979 key: initialisation and locking rules, slot and token, sessions and
- * login, object search with templates, C_GetAttributeValue's rules, single- and multi-part
+ * p256signd with the RFC 6979 key and its certificate (made here by openssl, signed by a CA of the
+ * test's, serial 0x80112233): initialisation and locking rules, slot and token, sessions and
+ * login, object search with templates, C_GetAttributeValue's rules, the certificate object (its
+ * DER the file's, its subject, issuer and serial those libcrypto and openssl read from the
+ * file; none once the daemon runs the key without a certificate), single- and multi-part
  * signatures checked under the key's public point, 16 threads signing at once, a fork whose child
  * gets CKR_CRYPTOKI_NOT_INITIALIZED until it initialises again and then signs on its own
  * connection, a daemon that stops answering (CKR_DEVICE_ERROR at timeout_ms), the daemon down
@@ -19,6 +22,7 @@
 #include <unistd.h>
 
 #include <openssl/sha.h>
+#include <openssl/x509.h>
 #include <p11-kit/pkcs11.h>
 
 #include "check.h"
@@ -45,6 +49,12 @@ static const CK_BYTE rfc_id[32] = {
 	0xec, 0xd4,
 };
 static const CK_BYTE p256_oid[] = { 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07 };
+
+/* The certificate the daemon is configured with, and its fields as libcrypto encodes them. */
+static char cert_dir[64];
+static char cert_pem[128];
+static uint8_t cert_der[4096], subject_der[512], issuer_der[512], serial_der[32];
+static size_t cert_len, subject_len, issuer_len, serial_len;
 
 static void initialize(void)
 {
@@ -206,11 +216,12 @@ static void case_objects(void)
 	CK_BBOOL b1 = 0, b2 = 1;
 	CK_ATTRIBUTE q[4];
 
-	CHECK(find(s, NULL, 0, h, 8) == 2);
+	CHECK(find(s, NULL, 0, h, 8) == 3);	/* private key, public key, certificate */
 	CHECK(find(s, &by_class, 1, h, 8) == 1);
 	key = h[0];
-	CHECK(find(s, by_id, 2, h, 8) == 2);
-	CHECK(find(s, &by_cert, 1, h, 8) == 0);	/* the daemon serves no certificates */
+	CHECK(find(s, by_id, 2, h, 8) == 2);	/* the keys: a certificate has no CKA_KEY_TYPE */
+	CHECK(find(s, &by_cert, 1, h, 8) == 1);
+	CHECK(find(s, by_id, 1, h, 8) == 3);	/* CKA_ID alone: all three */
 	CHECK(find(s, &wrong_label, 1, h, 8) == 0);
 	CHECK(find(s, &short_label, 1, h, 8) == 0);
 	CHECK(find(s, &sign, 1, h, 8) == 1 && h[0] == key);
@@ -251,6 +262,158 @@ static void case_objects(void)
 	CHECK_RV(p11->C_GetAttributeValue(s, key + 4, q, 1), CKR_OBJECT_HANDLE_INVALID);
 	CHECK_RV(p11->C_GetAttributeValue(s, 0, q, 1), CKR_OBJECT_HANDLE_INVALID);
 	CHECK_RV(p11->C_CloseSession(s), CKR_OK);
+}
+
+/* Sizes first, then the values, of attributes whose values are bytes; each compared with want. */
+static void check_bytes(CK_SESSION_HANDLE s, CK_OBJECT_HANDLE obj, CK_ATTRIBUTE_TYPE type,
+	const void *want, size_t want_len)
+{
+	CK_ATTRIBUTE q = { type, NULL, 0 };
+	uint8_t *buf;
+
+	CHECK_RV(p11->C_GetAttributeValue(s, obj, &q, 1), CKR_OK);
+	CHECK(q.ulValueLen == want_len);
+	CHECK((buf = malloc(want_len + 1)) != NULL);
+	q.pValue = buf;
+	q.ulValueLen = want_len - 1;	/* one byte short */
+	CHECK_RV(p11->C_GetAttributeValue(s, obj, &q, 1), CKR_BUFFER_TOO_SMALL);
+	CHECK(q.ulValueLen == CK_UNAVAILABLE_INFORMATION);
+	q.ulValueLen = want_len + 1;
+	CHECK_RV(p11->C_GetAttributeValue(s, obj, &q, 1), CKR_OK);
+	CHECK(q.ulValueLen == want_len && memcmp(buf, want, want_len) == 0);
+	free(buf);
+}
+
+/* The hex openssl prints for the certificate's serial (serial=80112233): the INTEGER's value. */
+static void check_serial_printed(void)
+{
+	char cmd[256], line[128], hex[80] = "";
+	size_t i, start = 2 + (serial_der[2] == 0);	/* past tag, length and a sign byte */
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "openssl x509 -in %s -noout -serial", cert_pem);
+	CHECK((p = popen(cmd, "r")) != NULL);
+	CHECK(fgets(line, sizeof(line), p) != NULL);
+	CHECK(pclose(p) == 0);
+	for (i = start; i < serial_len; i++)
+		snprintf(hex + 2 * (i - start), 3, "%02X", serial_der[i]);
+	CHECK(strncmp(line, "serial=", 7) == 0 && strncmp(line + 7, hex, strlen(hex)) == 0 &&
+		line[7 + strlen(hex)] == '\n');
+	CHECK(strcmp(hex, "80112233") == 0);
+}
+
+static void case_certificate(void)
+{
+	CK_SESSION_HANDLE s = open_session();
+	CK_OBJECT_CLASS cert = CKO_CERTIFICATE, cls;
+	CK_CERTIFICATE_TYPE type;
+	CK_ULONG category;
+	CK_BBOOL token = 0, private = 1, trusted = 1;
+	CK_OBJECT_HANDLE h[4], obj;
+	CK_ATTRIBUTE tmpl[] = { { CKA_CLASS, &cert, sizeof(cert) }, { CKA_ID, (void *)rfc_id, 32 } };
+	CK_ATTRIBUTE by_value = { CKA_VALUE, cert_der, 0 };
+	CK_ATTRIBUTE q[6] = {
+		{ CKA_CLASS, &cls, sizeof(cls) },
+		{ CKA_CERTIFICATE_TYPE, &type, sizeof(type) },
+		{ CKA_CERTIFICATE_CATEGORY, &category, sizeof(category) },
+		{ CKA_TOKEN, &token, sizeof(token) },
+		{ CKA_PRIVATE, &private, sizeof(private) },
+		{ CKA_TRUSTED, &trusted, sizeof(trusted) },
+	};
+	CK_MECHANISM ecdsa = { CKM_ECDSA, NULL, 0 };
+
+	/* Found by class and id, and by its DER. */
+	CHECK(find(s, tmpl, 2, h, 4) == 1);
+	obj = h[0];
+	by_value.ulValueLen = cert_len;
+	CHECK(find(s, &by_value, 1, h, 4) == 1 && h[0] == obj);
+	CHECK_RV(p11->C_GetAttributeValue(s, obj, q, 6), CKR_OK);
+	CHECK(cls == CKO_CERTIFICATE && type == CKC_X_509 && category == 1);
+	CHECK(token == CK_TRUE && private == CK_FALSE && trusted == CK_FALSE);
+	check_bytes(s, obj, CKA_VALUE, cert_der, cert_len);
+	check_bytes(s, obj, CKA_SUBJECT, subject_der, subject_len);
+	check_bytes(s, obj, CKA_ISSUER, issuer_der, issuer_len);
+	check_bytes(s, obj, CKA_SERIAL_NUMBER, serial_der, serial_len);
+	check_bytes(s, obj, CKA_ID, rfc_id, sizeof(rfc_id));
+	check_bytes(s, obj, CKA_LABEL, "rfc", 3);
+	/* The keys carry the certificate's subject. */
+	check_bytes(s, key_of(s, CKO_PRIVATE_KEY), CKA_SUBJECT, subject_der, subject_len);
+	check_serial_printed();
+	/* A certificate is no key to sign with. */
+	CHECK_RV(p11->C_SignInit(s, &ecdsa, obj), CKR_KEY_TYPE_INCONSISTENT);
+	CHECK_RV(p11->C_CloseSession(s), CKR_OK);
+}
+
+/* The daemon runs the key without its certificate: the key objects stay, the certificate goes. */
+static void case_no_certificate(const char *binary, struct daemon_config *cfg)
+{
+	CK_OBJECT_CLASS cert = CKO_CERTIFICATE;
+	CK_ATTRIBUTE by_cert = { CKA_CLASS, &cert, sizeof(cert) };
+	CK_OBJECT_HANDLE h[4];
+	CK_SESSION_HANDLE s;
+
+	daemon_stop(&daemon_);
+	cfg->cert_file = NULL;
+	daemon_start(&daemon_, binary, cfg);
+	snprintf(reserved, sizeof(reserved), "socket=%s timeout_ms=10000", daemon_.socket);
+	initialize();
+	s = open_session();
+	CHECK(find(s, NULL, 0, h, 4) == 2);
+	CHECK(find(s, &by_cert, 1, h, 4) == 0);
+	CHECK(key_of(s, CKO_PRIVATE_KEY) != 0);
+	check_bytes(s, key_of(s, CKO_PUBLIC_KEY), CKA_ID, rfc_id, sizeof(rfc_id));
+	CHECK_RV(p11->C_Finalize(NULL), CKR_OK);
+}
+
+/* Reads a whole small file into buf. */
+static size_t read_file(const char *path, uint8_t *buf, size_t cap)
+{
+	FILE *f;
+	size_t n;
+
+	CHECK((f = fopen(path, "rb")) != NULL);
+	n = fread(buf, 1, cap, f);
+	CHECK(ferror(f) == 0 && feof(f) && fclose(f) == 0);
+	return n;
+}
+
+/* One DER encoding of a libcrypto object into buf. */
+#define I2D(fn, obj, buf, len) \
+	do { \
+		unsigned char *p_ = (buf); \
+		int n_ = fn((obj), NULL); \
+		CHECK(n_ > 0 && (size_t)n_ <= sizeof(buf)); \
+		CHECK(fn((obj), &p_) == n_); \
+		(len) = (size_t)n_; \
+	} while (0)
+
+/* A CA of the test's signs a certificate for the daemon's key; its fields by libcrypto. */
+static void make_certificate(const char *key_file)
+{
+	char cmd[1024], der_path[128];
+	const unsigned char *p;
+	X509 *x;
+
+	snprintf(cert_dir, sizeof(cert_dir), "/tmp/p256sign-pkcs11-cert-XXXXXX");
+	CHECK(mkdtemp(cert_dir) != NULL);
+	snprintf(cert_pem, sizeof(cert_pem), "%s/cert.pem", cert_dir);
+	snprintf(der_path, sizeof(der_path), "%s/cert.der", cert_dir);
+	snprintf(cmd, sizeof(cmd),
+		"cd %s && openssl ecparam -name prime256v1 -genkey -noout -out ca.key && "
+		"openssl req -x509 -new -key ca.key -subj '/CN=p256sign test CA' -days 2 -out ca.pem && "
+		"openssl req -new -key %s -subj '/O=p256sign/CN=localhost' -out leaf.csr && "
+		"openssl x509 -req -in leaf.csr -CA ca.pem -CAkey ca.key -set_serial 0x80112233 "
+		"-days 2 -out cert.pem 2>/dev/null && "
+		"openssl x509 -in cert.pem -outform DER -out cert.der", cert_dir, key_file);
+	CHECK(system(cmd) == 0);
+	cert_len = read_file(der_path, cert_der, sizeof(cert_der));
+	p = cert_der;
+	CHECK((x = d2i_X509(NULL, &p, (long)cert_len)) != NULL && p == cert_der + cert_len);
+	I2D(i2d_X509_NAME, X509_get_subject_name(x), subject_der, subject_len);
+	I2D(i2d_X509_NAME, X509_get_issuer_name(x), issuer_der, issuer_len);
+	I2D(i2d_ASN1_INTEGER, X509_get_serialNumber(x), serial_der, serial_len);
+	CHECK(subject_len != issuer_len || memcmp(subject_der, issuer_der, subject_len) != 0);
+	X509_free(x);
 }
 
 static void case_sign(void)
@@ -381,24 +544,48 @@ static void forked_child(CK_SESSION_HANDLE parent_session)
 	_exit(0);	/* a failed check exited 1 already */
 }
 
+/* A thread's signatures while the main thread forks, checked only after it is joined: what the
+ * check allocates (libcrypto's objects) is not held by a thread of the parent at a fork, where
+ * the child's leak check would find it lost with the thread's registers. */
+struct fork_signer {
+	pthread_t th;
+	uint8_t sig[PER_THREAD][64];
+};
+
 static void *fork_while_signing(void *arg)
 {
-	(void)arg;
-	return signer((void *)(uintptr_t)99);
+	struct fork_signer *f = arg;
+	CK_SESSION_HANDLE s = open_session();
+	CK_OBJECT_HANDLE key = key_of(s, CKO_PRIVATE_KEY);
+	CK_MECHANISM mech = { CKM_ECDSA, NULL, 0 };
+	uint8_t digest[32];
+	CK_ULONG len;
+	unsigned i;
+
+	for (i = 0; i < PER_THREAD; i++) {
+		test_digest(99000 + i, digest);
+		len = sizeof(f->sig[i]);
+		CHECK_RV(p11->C_SignInit(s, &mech, key), CKR_OK);
+		CHECK_RV(p11->C_Sign(s, digest, 32, f->sig[i], &len), CKR_OK);
+		CHECK(len == 64);
+	}
+	CHECK_RV(p11->C_CloseSession(s), CKR_OK);
+	return NULL;
 }
 
 static void case_fork(void)
 {
 	CK_SESSION_HANDLE s = open_session();
 	CK_OBJECT_HANDLE key = key_of(s, CKO_PRIVATE_KEY);
-	pthread_t th[4];
+	static struct fork_signer th[4];
 	uint8_t digest[32];
 	int status, i;
+	unsigned j;
 	pid_t pid;
 
 	/* Forks while other threads sign: the child must not inherit a held lock. */
 	for (i = 0; i < 4; i++)
-		CHECK(pthread_create(&th[i], NULL, fork_while_signing, NULL) == 0);
+		CHECK(pthread_create(&th[i].th, NULL, fork_while_signing, &th[i]) == 0);
 	for (i = 0; i < 3; i++) {
 		CHECK((pid = fork()) >= 0);
 		if (pid == 0)
@@ -406,8 +593,13 @@ static void case_fork(void)
 		CHECK(waitpid(pid, &status, 0) == pid);
 		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	}
-	for (i = 0; i < 4; i++)
-		CHECK(pthread_join(th[i], NULL) == 0);
+	for (i = 0; i < 4; i++) {
+		CHECK(pthread_join(th[i].th, NULL) == 0);
+		for (j = 0; j < PER_THREAD; j++) {
+			test_digest(99000 + j, digest);
+			test_check_sig(point, digest, P256SIGN_RAW, th[i].sig[j], 64);
+		}
+	}
 	/* The parent's session goes on. */
 	test_digest(78, digest);
 	sign_digest(s, key, digest);
@@ -484,6 +676,7 @@ int main(int argc, char **argv)
 	};
 	CK_RV (*get_list)(CK_FUNCTION_LIST_PTR_PTR);
 	void *module, *sym;
+	char cmd[128];
 	CK_INFO info;
 
 	if (argc != 4) {
@@ -491,6 +684,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	cfg.key_file = argv[2];
+	make_certificate(argv[2]);
+	cfg.cert_file = cert_pem;
 	daemon_start(&daemon_, argv[1], &cfg);
 	snprintf(reserved, sizeof(reserved), "socket=%s timeout_ms=10000", daemon_.socket);
 	CHECK((module = dlopen(argv[3], RTLD_NOW | RTLD_LOCAL)) != NULL);
@@ -504,6 +699,7 @@ int main(int argc, char **argv)
 	case_slot_token();
 	case_sessions();
 	case_objects();
+	case_certificate();
 	case_sign();
 	case_threads();
 	case_fork();
@@ -511,10 +707,10 @@ int main(int argc, char **argv)
 	case_daemon_down();
 	CHECK_RV(p11->C_Finalize(NULL), CKR_OK);
 	CHECK_RV(p11->C_GetInfo(&info), CKR_CRYPTOKI_NOT_INITIALIZED);
-	/* Initialised again after C_Finalize. */
-	initialize();
-	CHECK_RV(p11->C_Finalize(NULL), CKR_OK);
+	case_no_certificate(argv[1], &cfg);
 	daemon_stop(&daemon_);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", cert_dir);
+	CHECK(system(cmd) == 0);
 	CHECK(dlclose(module) == 0);
 	printf("pkcs11 module: all checks passed\n");
 	return 0;

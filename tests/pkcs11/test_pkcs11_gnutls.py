@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: ISC
-"""gnutls-serv with its key in the daemon, named by a pkcs11: URI through the module, and the
-certificate from a file: gnutls-cli and openssl s_client complete TLS 1.3 and TLS 1.2
-ECDHE-ECDSA handshakes, each certificate verified, each handshake one audit record of the
-daemon. The same server with the tls-server key fails its handshakes: GnuTLS gives PKCS#11 the
+"""gnutls-serv with its key and its certificate both in the daemon, each named by a pkcs11: URI
+through the module (the certificate object: the daemon's CERTIFICATE; no certificate file):
+gnutls-cli and openssl s_client complete TLS 1.3 and TLS 1.2 ECDHE-ECDSA handshakes, each
+certificate verified against the one the daemon was configured with, each handshake one audit
+record of the daemon. The same server with the tls-server key fails its handshakes: GnuTLS gives PKCS#11 the
 handshake's digest (CKM_ECDSA), which a purpose-bound key never signs (docs/pkcs11.md).
 gnutls-serv cannot be told to listen on 127.0.0.1 only, so the test runs in a network namespace
 of its own, whose loopback is its only interface.
@@ -20,7 +21,7 @@ if os.environ.get(NETNS_FLAG) != "1":
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pkcs11lib  # noqa: E402
-from pkcs11lib import RFC_KEY, check, ok, path, run  # noqa: E402
+from pkcs11lib import check, ok, path, run  # noqa: E402
 
 servers = []
 
@@ -28,9 +29,10 @@ servers = []
 def start_server(key):
     port = pkcs11lib.free_port()
     log = path("gnutls-serv-%d.log" % port)
+    uri = "pkcs11:token=p256sign;object=%s;type=" % key
     proc = subprocess.Popen(["gnutls-serv", "--provider", pkcs11lib.module, "--echo", "-q",
-                             "--port", str(port), "--x509certfile", path("cert.pem"),
-                             "--x509keyfile", "pkcs11:token=p256sign;object=%s;type=private" % key],
+                             "--port", str(port), "--x509certfile", uri + "cert",
+                             "--x509keyfile", uri + "private"],
                             env=pkcs11lib.ENV, stdin=subprocess.DEVNULL,
                             stdout=open(log, "wb"), stderr=subprocess.STDOUT)
     servers.append(proc)
@@ -47,8 +49,11 @@ PRIORITY = {"1.3": "NORMAL:-VERS-ALL:+VERS-TLS1.3",
             "1.2": "NORMAL:-VERS-ALL:+VERS-TLS1.2:-KX-ALL:+ECDHE-ECDSA"}
 
 
+CA = {"file": None}     # the certificate of the server's key: the one the client trusts
+
+
 def gnutls_cli(port, version):
-    return run(["gnutls-cli", "--port", str(port), "--x509cafile", path("cert.pem"),
+    return run(["gnutls-cli", "--port", str(port), "--x509cafile", CA["file"],
                 "--priority", PRIORITY[version], "localhost"], stdin=b"ping\n", timeout=30,
                env=pkcs11lib.plain_env())
 
@@ -57,7 +62,7 @@ def s_client(port, version):
     v = ["-tls1_3"] if version == "1.3" else ["-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-GCM-SHA256"]
     return run(["openssl", "s_client", "-connect", "127.0.0.1:%d" % port, "-servername",
                 "localhost", "-verify_hostname", "localhost", "-brief", "-CAfile",
-                path("cert.pem"), "-verify_return_error", *v], stdin=b"ping\n", timeout=30,
+                CA["file"], "-verify_return_error", *v], stdin=b"ping\n", timeout=30,
                env=pkcs11lib.plain_env())
 
 
@@ -84,21 +89,24 @@ def handshake_ok(client, port, version):
 def main():
     ok(["ip", "link", "set", "lo", "up"])
     pkcs11lib.init(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "")
-    ok(["openssl", "req", "-x509", "-new", "-key", RFC_KEY, "-subj", "/CN=localhost",
-        "-addext", "subjectAltName=DNS:localhost", "-days", "2", "-out", path("cert.pem")])
+    CA["file"] = path("rfc-cert.pem")
+    before = len(pkcs11lib.audit_records("certificate"))
     proc, port = start_server("rfc")
+    # The server read its certificate from the daemon (CERTIFICATE, one audit record or more).
+    certs = pkcs11lib.audit_records("certificate")
+    check(len(certs) > before and all(r["result"] == "ok" and r["key"] in ("rfc", "web")
+                                      for r in certs), "certificate records: %s" % certs)
     for client in (gnutls_cli, s_client):
         for version in ("1.3", "1.2"):
             handshake_ok(client, port, version)
     stop_server(proc)
 
-    web_cert = path("cert.pem")
-    ok(["openssl", "req", "-x509", "-new", "-key", path("web.key"), "-subj", "/CN=localhost",
-        "-addext", "subjectAltName=DNS:localhost", "-days", "2", "-out", web_cert])
+    CA["file"] = path("web-cert.pem")
     proc, port = start_server("web")
     rc, out, err = s_client(port, "1.3")
     check(rc != 0, "a tls-server key signed a digest for gnutls-serv: %s" % out)
-    denied = [r for r in pkcs11lib.audit_records() if r.get("key") == "web"]
+    denied = [r for r in pkcs11lib.audit_records()
+              if r.get("key") == "web" and r["op"].startswith("sign")]
     check(denied == [] or all(r["result"] != "ok" for r in denied),
           "web key records: %s" % denied)
     stop_server(proc)

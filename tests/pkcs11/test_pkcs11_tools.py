@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: ISC
 """The PKCS#11 module through the programs that load modules, against the real p256signd with an
-`any` key (rfc), a tls-server key (web) and the audit key: OpenSC's pkcs11-tool (slots, objects,
-the public key, ECDSA and ECDSA-SHA256 signatures checked by openssl, the purpose rules, its own
---test), GnuTLS's p11tool (list, export the public key), p11-kit (the module registered by a
+`any` key (rfc) and a tls-server key (web), each with its certificate, and the audit key, without
+one: OpenSC's pkcs11-tool (slots, objects, the certificates and their DER, the public key, ECDSA
+and ECDSA-SHA256 signatures checked by openssl, the purpose rules, its own --test), GnuTLS's
+p11tool (list, the certificates, export the public key), p11-kit (the module registered by a
 config file: list-modules, p11-kit-proxy.so, the settings of x-init-reserved) and NSS (modutil
--add, certutil -K); and bench-pkcs11 still runs and reports what docs/performance.md reads from
-it (no speed asserted).
+-add, certutil -K and -L); and bench-pkcs11 still runs and reports what docs/performance.md reads
+from it (no speed asserted).
 Usage: test_pkcs11_tools.py P256SIGND MODULE SANITIZER_PRELOAD BENCH_PKCS11"""
 import hashlib
 import json
@@ -58,6 +59,15 @@ def pkcs11_tool(pub):
           objects.count("Public Key Object; EC") == 3, objects)
     check("label:      rfc" in objects and "ID:         " + RFC_ID in objects and
           "never extractable" in objects and "06082a8648ce3d030107" in objects, objects)
+    # The certificates the daemon holds: rfc's and web's; the audit key has none.
+    check(objects.count("Certificate Object; type = X.509 cert") == 2, objects)
+    certs = tool_ok("--list-objects", "--type", "cert")
+    check("label:      rfc" in certs and "label:      web" in certs and
+          "label:      audit" not in certs and "ID:         " + RFC_ID in certs and
+          "CN=localhost" in certs, "certificate objects: %s" % certs)
+    tool_ok("--read-object", "--type", "cert", "--id", RFC_ID, "-o", path("rfc-read.der"))
+    with open(path("rfc-read.der"), "rb") as f:
+        check(f.read() == pkcs11lib.cert_der("rfc"), "--read-object --type cert: the DER")
     # The audit key: its public key only, never a key that signs.
     privs = tool_ok("--list-objects", "--type", "privkey")
     check("label:      audit" not in privs and "label:      web" in privs, privs)
@@ -116,6 +126,16 @@ def p11tool(pub):
     check(rc == 0 and "pkcs11:model=p256signd;manufacturer=p256sign" in text and
           "object=rfc;type=public" in text and "object=web;type=private" in text,
           "p11tool --list-all: %d %s %s" % (rc, text, err))
+    rc, out, err = run(["p11tool", "--provider", pkcs11lib.module, "--list-all-certs",
+                        "pkcs11:token=p256sign"])
+    text = out.decode(errors="replace")
+    check(rc == 0 and "object=rfc;type=cert" in text and "object=web;type=cert" in text and
+          "object=audit" not in text and "Type: X.509 Certificate" in text,
+          "p11tool --list-all-certs: %d %s %s" % (rc, text, err))
+    rc, out, err = run(["p11tool", "--provider", pkcs11lib.module, "--export",
+                        "pkcs11:token=p256sign;object=rfc;type=cert", "--outder"])
+    check(rc == 0 and out == pkcs11lib.cert_der("rfc"),
+          "p11tool --export of the certificate: %d %s" % (rc, err))
     rc, out, err = run(["p11tool", "--provider", pkcs11lib.module, "--export-pubkey",
                         "pkcs11:token=p256sign;object=rfc;type=public"])
     with open(pub, "rb") as f:
@@ -166,6 +186,10 @@ def nss():
     check(re.search(r"<\s*\d+> ec\s+%s\s+rfc\n" % RFC_ID[:40], text) and
           re.search(r"<\s*\d+> ec\s+[0-9a-f]{40}\s+web\n", text) and
           "audit" not in text, "certutil -K: " + text)
+    text = ok(["certutil", "-L", "-d", db, "-h", "p256sign"]).decode(errors="replace")
+    check(re.search(r"^p256sign:rfc\s+u,u,u$", text, re.M) and
+          re.search(r"^p256sign:web\s+u,u,u$", text, re.M) and "audit" not in text,
+          "certutil -L: " + text)
 
 
 def bench(path_):

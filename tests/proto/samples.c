@@ -20,6 +20,7 @@ static const char rfc_der[] = "3046"
 	"022100efd48b2aacb6a8fd1140dd9cd45e81d69d2c877b56aaf991c34d0ea84eaf3716"
 	"022100f7cb1c942d657c41d436c7a1b6e29f65f3e900dbb9aff4064dc4ab2f843acda8";
 static const char message[] = "sample";
+static const uint8_t cert_der[] = { 0x30, 0x03, 0x02, 0x01, 0x01 };
 static const char status_json[] = "{\"version\":\"0.1.0\",\"uptime_s\":42,\"workers\":2,"
 	"\"workers_alive\":2,\"workers_replaced\":0,\"workers_hung\":0,\"requests_resent\":0,\"key_set\":1,"
 	"\"connections\":1,\"connections_total\":1,\"requests\":9,\"signatures\":3,"
@@ -35,7 +36,8 @@ static const char status_json[] = "{\"version\":\"0.1.0\",\"uptime_s\":42,\"work
 	"\"sum_us\":85,\"errors\":0},\"list-keys\":{\"buckets\":[0,1,0,0,0,0,0,0,0,0,0,0,0,0,0],"
 	"\"sum_us\":30,\"errors\":0},\"status\":{\"buckets\":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0],"
 	"\"sum_us\":0,\"errors\":0},\"sign-tls\":{\"buckets\":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0],"
-	"\"sum_us\":0,\"errors\":0}}},\"log_lines_dropped\":0,\"audit\":\"not configured\"}";
+	"\"sum_us\":0,\"errors\":0},\"certificate\":{\"buckets\":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
+	"0],\"sum_us\":0,\"errors\":0}}},\"log_lines_dropped\":0,\"audit\":\"not configured\"}";
 static const char list_json[] = "{\"keys\":[{\"name\":\"release\",\"key_id\":\"5a7a\","
 	"\"public_key\":\"04\",\"nonce\":\"deterministic\",\"verify_after_sign\":true,"
 	"\"signatures\":3,\"precomputed_signatures\":0}]}";
@@ -254,6 +256,19 @@ int samples_init(const struct sample_values *v, struct sample *out, size_t cap, 
 		s->req.tls.client_random[i] = (uint8_t)i;
 		s->req.tls.server_random[i] = (uint8_t)(0x20 + i);
 	}
+	if (!(s = add(out, cap, n, "certificate-request", 1, 1, PROTO_CERTIFICATE, 18)) ||
+	    proto_key_name(&s->req.key, "release") != 0)
+		return -1;
+	if (!(s = add(out, cap, n, "error-no-certificate", 1, 0, PROTO_ERROR, 18)))
+		return -1;
+	proto_error_response(&s->resp, 18, PROTO_E_NO_CERTIFICATE);
+	/* The codec carries the DER as bytes: any will do for the round trip. */
+	if (!(s = add(out, cap, n, "certificate-response", 0, 0,
+	    PROTO_CERTIFICATE | PROTO_RESPONSE, 19)))
+		return -1;
+	memcpy(s->resp.key_id, v->key_id, sizeof(v->key_id));
+	s->resp.cert = cert_der;
+	s->resp.cert_len = sizeof(cert_der);
 	return 0;
 }
 

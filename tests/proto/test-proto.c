@@ -250,8 +250,8 @@ static void test_header(void)
 
 static void test_types(void)
 {
-	static const uint8_t req_types[] = { 0x00, 0x09, 0x7f, 0x80, 0x81, 0x88, 0xfe, 0xff };
-	static const uint8_t resp_unknown[] = { 0x80, 0x89, 0xfe };
+	static const uint8_t req_types[] = { 0x00, 0x0a, 0x7f, 0x80, 0x81, 0x89, 0xfe, 0xff };
+	static const uint8_t resp_unknown[] = { 0x80, 0x8a, 0xfe };
 	static const uint8_t resp_not_response[] = { 0x00, 0x01, 0x07, 0x7f };
 
 	test_case = "types";
@@ -574,6 +574,26 @@ static void test_response_refusals(void)
 	builder_put_u8(&raw, PROTO_SIG_MAX + 1);
 	raw_zeros(PROTO_SIG_MAX + 1);
 	CHECK(raw_resp() == BAD);
+	/* CERTIFICATE: the key id, then 1 .. 16384 DER bytes, u16-prefixed, nothing after */
+	raw_start(PROTO_VERSION, PROTO_CERTIFICATE | PROTO_RESPONSE, 0);
+	raw_zeros(PROTO_KEY_ID_LEN);
+	raw_field16(0);
+	CHECK(raw_resp() == BAD);
+	raw_start(PROTO_VERSION, PROTO_CERTIFICATE | PROTO_RESPONSE, 0);
+	raw_zeros(PROTO_KEY_ID_LEN);
+	raw_field16(PROTO_CERT_MAX);
+	CHECK(raw_resp() == 0);
+	raw_start(PROTO_VERSION, PROTO_CERTIFICATE | PROTO_RESPONSE, 0);
+	raw_zeros(PROTO_KEY_ID_LEN);
+	raw_field16(PROTO_CERT_MAX + 1);
+	CHECK(raw_resp() == BAD);
+	raw_start(PROTO_VERSION, PROTO_CERTIFICATE | PROTO_RESPONSE, 0);
+	raw_zeros(PROTO_KEY_ID_LEN - 1);
+	CHECK(raw_resp() == BAD);
+	/* CERTIFICATE request: a name or an id, never a point */
+	raw_start(PROTO_VERSION, PROTO_CERTIFICATE, 0);
+	raw_point();
+	CHECK(raw_req() == -PROTO_E_BAD_KEY_SELECTOR);
 }
 
 /* The sample called `name`, copied so that a test may change it. */
@@ -606,7 +626,7 @@ static int enc_resp(const struct proto_response *resp)
 static void test_request_encoder_refusals(void)
 {
 	static const char *const names[] = { "sign-request-name-der", "sign-message-request",
-		"pubkey-request" };
+		"pubkey-request", "certificate-request" };
 	static uint8_t big[PROTO_MESSAGE_MAX + 1];
 	struct sample s;
 
@@ -693,7 +713,7 @@ static void test_response_encoder_refusals(void)
 	s.resp.h.flags = 0;
 	s.resp.h.type = PROTO_PING;
 	CHECK(enc_resp(&s.resp) == BAD);
-	s.resp.h.type = 0x89;
+	s.resp.h.type = 0x8a;
 	CHECK(enc_resp(&s.resp) == BAD);
 
 	s = sample_named("error-unknown-key");
@@ -723,6 +743,15 @@ static void test_response_encoder_refusals(void)
 	s.resp.json_len = PROTO_FRAME_MAX - PROTO_HEADER_LEN;
 	CHECK(enc_resp(&s.resp) == 0);
 	s.resp.json_len++;
+	CHECK(enc_resp(&s.resp) == BAD);
+
+	s = sample_named("certificate-response");
+	s.resp.cert_len = 0;
+	CHECK(enc_resp(&s.resp) == BAD);
+	s.resp.cert = (const uint8_t *)big;
+	s.resp.cert_len = PROTO_CERT_MAX;
+	CHECK(enc_resp(&s.resp) == 0);
+	s.resp.cert_len++;
 	CHECK(enc_resp(&s.resp) == BAD);
 }
 
