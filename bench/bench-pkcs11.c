@@ -12,17 +12,20 @@
  * within their window.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <p11-kit/pkcs11.h>
 
 #include "bench-clock.h"
+#include "proc-cpu.h"
 
 #define MAX_PROCESSES 256
 #define MAX_SAMPLES 200000	/* per process */
@@ -240,10 +243,36 @@ static double percentile(const uint32_t *v, size_t n, double p)
 	return n == 0 ? 0 : (double)v[i] / 1e3;
 }
 
+/*
+ * The CPU time of the signing window: the callers (this process's children) and the server side
+ * (--server-pid and its descendants: the daemon's key-holder and signers, or the processes
+ * p11-kit's server forks per connection, SoftHSM2 inside them), read from /proc as the window
+ * opens and as it closes, so that neither side's setup (C_Initialize, C_Login) is counted.
+ */
+struct window_cpu {
+	double callers, server;
+};
+
+static void window_cpu(pid_t server, struct window_cpu *c)
+{
+	c->callers = descendants_cpu_s(getpid());
+	c->server = server > 0 ? proc_cpu_s(server) + descendants_cpu_s(server) : 0;
+}
+
+/* Sleeps the window's length (the processes measure it from the start signal themselves). */
+static void wait_window(double seconds)
+{
+	struct timespec ts = { .tv_sec = (time_t)seconds,
+		.tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9) };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: bench-pkcs11 --module PATH [--processes N] [--seconds S] "
-		"[--pin PIN] [--token LABEL]\n");
+		"[--pin PIN] [--token LABEL] [--server-pid PID]\n");
 	return 2;
 }
 
@@ -255,6 +284,7 @@ int main(int argc, char **argv)
 		{ "seconds", required_argument, NULL, 's' },
 		{ "pin", required_argument, NULL, 'p' },
 		{ "token", required_argument, NULL, 't' },
+		{ "server-pid", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct options o = { .processes = 1, .seconds = 3 };
@@ -262,6 +292,8 @@ int main(int argc, char **argv)
 	pid_t pids[MAX_PROCESSES];
 	uint32_t *all = NULL;
 	uint64_t total = 0, nsamples = 0;
+	pid_t server = 0;		/* --server-pid: the daemon, or p11-kit's server */
+	struct window_cpu cpu0, cpu1;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
@@ -270,6 +302,7 @@ int main(int argc, char **argv)
 		case 's': o.seconds = atof(optarg); break;
 		case 'p': o.pin = optarg; break;
 		case 't': o.token = optarg; break;
+		case 'S': server = (pid_t)atoi(optarg); break;
 		default: return usage();
 		}
 	}
@@ -295,7 +328,10 @@ int main(int argc, char **argv)
 		if (read_all(out[i][0], &ready, 1) != 0)
 			failed = 1;
 	}
+	window_cpu(server, &cpu0);
 	close(start[1]);
+	wait_window(o.seconds);
+	window_cpu(server, &cpu1);
 	if ((all = malloc((size_t)o.processes * MAX_SAMPLES * sizeof(*all))) == NULL)
 		return 1;
 	for (i = 0; i < o.processes; i++) {
@@ -322,9 +358,12 @@ int main(int argc, char **argv)
 	qsort(all, nsamples, sizeof(*all), cmp_u32);
 	printf("{\"module\": \"%s\", \"processes\": %d, \"seconds\": %.1f, \"signatures\": %llu, "
 		"\"signatures_per_s\": %.0f, \"latency_us\": {\"p50\": %.1f, \"p90\": %.1f, "
-		"\"p99\": %.1f}}\n", o.module, o.processes, o.seconds, (unsigned long long)total,
+		"\"p99\": %.1f}, \"cpu_us_per_signature\": {\"callers\": %.2f, \"server\": %.2f}}\n",
+		o.module, o.processes, o.seconds, (unsigned long long)total,
 		(double)total / o.seconds, percentile(all, nsamples, 0.5),
-		percentile(all, nsamples, 0.9), percentile(all, nsamples, 0.99));
+		percentile(all, nsamples, 0.9), percentile(all, nsamples, 0.99),
+		total ? (cpu1.callers - cpu0.callers) / (double)total * 1e6 : 0,
+		total && server ? (cpu1.server - cpu0.server) / (double)total * 1e6 : 0);
 	free(all);
 	return 0;
 }
