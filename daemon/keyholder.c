@@ -38,7 +38,7 @@ struct keyholder {
 	int fd;				/* the channel to the parent */
 	int sigfd;			/* SIGCHLD, as a signalfd */
 	struct config *cfg;
-	struct keyset kt;		/* the current generation's keys */
+	struct keyset ks;		/* the current generation's keys */
 	uint32_t generation;
 	struct child *children;
 	size_t nchildren, cap;
@@ -92,7 +92,7 @@ static int send_msg(struct keyholder *k, uint16_t type, const void *body, size_t
 /* IPC_KEY_CERT: the certificate of key i, right after its IPC_KEY_PUBLIC. 0 or -1 (logged). */
 static int send_cert(struct keyholder *k, size_t i)
 {
-	const struct key_public *kp = &k->kt.pub[i];
+	const struct key_public *kp = &k->ks.pub[i];
 	struct ipc_key_cert m = { .generation = k->generation, .index = (uint32_t)i };
 	uint8_t body[sizeof(m) + IPC_CERT_MAX];
 
@@ -107,11 +107,11 @@ static int send_cert(struct keyholder *k, size_t i)
  * a certificate, then IPC_KEYS_READY. */
 static int send_keys(struct keyholder *k)
 {
-	struct ipc_keys_ready ready = { .generation = k->generation, .nkeys = (uint32_t)k->kt.n,
+	struct ipc_keys_ready ready = { .generation = k->generation, .nkeys = (uint32_t)k->ks.n,
 		.nsigners = k->cfg->workers };
 
-	for (size_t i = 0; i < k->kt.n; i++) {
-		const struct key_public *kp = &k->kt.pub[i];
+	for (size_t i = 0; i < k->ks.n; i++) {
+		const struct key_public *kp = &k->ks.pub[i];
 		struct ipc_key_public m = { .generation = k->generation, .index = (uint32_t)i,
 			.cert_not_after = kp->cert_not_after,
 			.max_signatures_per_second = kp->max_signatures_per_second,
@@ -150,7 +150,7 @@ static int start_signer(struct keyholder *k)
 	if ((pid = proc_fork(PROC_SIGNER, SOCK_STREAM, &fd)) < 0)
 		return -1;
 	if (pid == 0)
-		signer_main(PROC_CHANNEL_FD, &k->kt, k->cfg->busy_poll_us);
+		signer_main(PROC_CHANNEL_FD, &k->ks, k->cfg->busy_poll_us);
 	k->children[k->nchildren++] = (struct child){ m.signer, pid, k->generation };
 	m.pid = (int32_t)pid;
 	r = send_msg(k, IPC_SIGNER_FD, &m, sizeof(m), fd);
@@ -202,12 +202,12 @@ static int restart_signer(void *ctx, struct ipc_msg *msg)
 	return 0;	/* its exit, reaped, starts the replacement */
 }
 
-/* The index of the audit key (config "audit.key", purpose audit) in kt, or -1. */
-static int audit_key(const struct config *cfg, const struct keyset *kt)
+/* The index of the audit key (config "audit.key", purpose audit) in ks, or -1. */
+static int audit_key(const struct config *cfg, const struct keyset *ks)
 {
-	for (size_t i = 0; cfg->audit.key != NULL && i < kt->n; i++)
-		if (strcmp(kt->pub[i].name, cfg->audit.key) == 0 &&
-		    kt->pub[i].purpose == POLICY_PURPOSE_AUDIT)
+	for (size_t i = 0; cfg->audit.key != NULL && i < ks->n; i++)
+		if (strcmp(ks->pub[i].name, cfg->audit.key) == 0 &&
+		    ks->pub[i].purpose == POLICY_PURPOSE_AUDIT)
 			return (int)i;
 	return -1;
 }
@@ -222,14 +222,14 @@ static int audit_seal(void *ctx, struct ipc_msg *msg)
 	struct ipc_audit_seal m;
 	struct ipc_audit_sealed out = { .result = P256_ERR_INTERNAL };
 	uint8_t digest[P256_DIGEST_LEN];
-	int key = audit_key(k->cfg, &k->kt);
+	int key = audit_key(k->cfg, &k->ks);
 	const char *reason;
 
 	memcpy(&m, msg->body, sizeof(m));
 	if (key >= 0 && (reason = audit_seal_reason_name(m.reason)) != NULL &&
 	    audit_time_now(out.time) == 0 &&
 	    audit_seal_digest(m.covers_hash, m.covers_seq, out.time, reason, digest) == 0)
-		out.result = p256_sign(k->kt.priv[key].d, digest, P256_NONCE_HEDGED, NULL, 0, out.sig);
+		out.result = p256_sign(k->ks.priv[key].d, digest, P256_NONCE_HEDGED, NULL, 0, out.sig);
 	/* Low s (docs/audit.md): n - s would verify too, and a seal must have one form only. */
 	if (out.result == 0)
 		out.result = p256_normalize_s(out.sig);
@@ -241,27 +241,27 @@ static int audit_seal(void *ctx, struct ipc_msg *msg)
 }
 
 /* A reload keeps the audit key: the open records and checkpoints of a chain name one key. */
-static int audit_key_kept(const struct keyholder *k, const struct keyset *kt)
+static int audit_key_kept(const struct keyholder *k, const struct keyset *ks)
 {
-	int old = audit_key(k->cfg, &k->kt), now = audit_key(k->cfg, kt);
+	int old = audit_key(k->cfg, &k->ks), now = audit_key(k->cfg, ks);
 
 	if (old < 0)
 		return 1;
-	return now >= 0 && memcmp(k->kt.pub[old].point, kt->pub[now].point, P256_POINT_LEN) == 0;
+	return now >= 0 && memcmp(k->ks.pub[old].point, ks->pub[now].point, P256_POINT_LEN) == 0;
 }
 
 /* The configuration's key set, read and checked as at start-up. 0, or -1 with err set. */
-static int load_again(const struct keyholder *k, struct config *cfg, struct keyset *kt,
+static int load_again(const struct keyholder *k, struct config *cfg, struct keyset *ks,
 	char *err, size_t errlen)
 {
 	if (config_load(k->cfg->path, cfg, err, errlen) != 0 ||
-	    keyset_load(cfg, kt, err, errlen) != 0)
+	    keyset_load(cfg, ks, err, errlen) != 0)
 		return -1;
-	if (keyset_lock(kt) != 0) {
+	if (keyset_lock(ks) != 0) {
 		snprintf(err, errlen, "cannot lock the keys in memory: %s", strerror(errno));
 		return -1;
 	}
-	if (!audit_key_kept(k, kt)) {
+	if (!audit_key_kept(k, ks)) {
 		snprintf(err, errlen, "audit.key: the audit key %s must stay the same key on reload "
 		    "(a new audit key needs a restart)", k->cfg->audit.key);
 		return -1;
@@ -276,18 +276,18 @@ static int reload(void *ctx, struct ipc_msg *msg)
 {
 	struct keyholder *k = ctx;
 	struct config cfg;
-	struct keyset kt = { 0 };
+	struct keyset ks = { 0 };
 	char err[IPC_TEXT_MAX];
 	int r = 0;
 
-	if (load_again(k, &cfg, &kt, err, sizeof(err)) != 0) {
-		keyset_free(&kt);
+	if (load_again(k, &cfg, &ks, err, sizeof(err)) != 0) {
+		keyset_free(&ks);
 		config_free(&cfg);
 		return send_msg(k, IPC_RELOAD_FAILED, err, strlen(err), -1) == 0 ? 0 :
 		    IPC_ERR_CONTENT;
 	}
-	keyset_free(&k->kt);
-	k->kt = kt;
+	keyset_free(&k->ks);
+	k->ks = ks;
 	k->generation++;
 	r = send_keys(k);
 	for (unsigned i = 0; r == 0 && i < k->cfg->workers; i++)
@@ -400,11 +400,11 @@ void keyholder_main(int fd, struct config *cfg, const struct proc_user *user)
 	char now[AUDIT_TIME_LEN];
 	int r = -1;
 
-	if (keyset_load(cfg, &k.kt, err, sizeof(err)) != 0) {
+	if (keyset_load(cfg, &k.ks, err, sizeof(err)) != 0) {
 		log_error("%s", err);
 		goto out;
 	}
-	if (keyset_lock(&k.kt) != 0) {
+	if (keyset_lock(&k.ks) != 0) {
 		log_error("keyholder: cannot lock the keys in memory: %s", strerror(errno));
 		goto out;
 	}
@@ -430,7 +430,7 @@ void keyholder_main(int fd, struct config *cfg, const struct proc_user *user)
 			goto out;
 	r = serve(&k);
 out:
-	keyset_free(&k.kt);
+	keyset_free(&k.ks);
 	if (dirs != NULL) {
 		for (size_t i = 0; dirs[i] != NULL; i++)
 			free(dirs[i]);

@@ -42,7 +42,7 @@ int selftest_public(void)
 	return memcmp(digest, kat_digest, sizeof(digest)) == 0 ? 0 : P256_ERR_INTERNAL;
 }
 
-int selftest_run(const struct keyset *kt, uint8_t kat_sig[P256_SIG_LEN])
+int selftest_run(const struct keyset *ks, uint8_t kat_sig[P256_SIG_LEN])
 {
 	uint8_t pub[P256_POINT_LEN], sig[P256_SIG_LEN];
 	int r = P256_ERR_INTERNAL;
@@ -51,10 +51,10 @@ int selftest_run(const struct keyset *kt, uint8_t kat_sig[P256_SIG_LEN])
 	    (r = p256_public_from_private(kat_d, pub)) != 0 ||
 	    (r = p256_verify(pub, sizeof(pub), kat_digest, kat_sig, 0)) != 0)
 		goto out;
-	for (size_t i = 0; i < kt->n; i++) {
-		if ((r = p256_sign_checked(&kt->priv[i], kat_digest, kt->pub[i].nonce, NULL, 0,
+	for (size_t i = 0; i < ks->n; i++) {
+		if ((r = p256_sign_checked(&ks->priv[i], kat_digest, ks->pub[i].nonce, NULL, 0,
 			 sig)) != 0 ||
-		    (r = p256_verify(kt->pub[i].point, P256_POINT_LEN, kat_digest, sig, 0)) != 0)
+		    (r = p256_verify(ks->pub[i].point, P256_POINT_LEN, kat_digest, sig, 0)) != 0)
 			goto out;
 	}
 	r = 0;

@@ -16,7 +16,7 @@ struct keyset;	/* keyset.h: only the key-holder's side holds one */
  */
 
 /* Runs the test in a signer; writes the known-answer signature r||s to kat_sig. 0 or an error. */
-int selftest_run(const struct keyset *kt, uint8_t kat_sig[P256_SIG_LEN]);
+int selftest_run(const struct keyset *ks, uint8_t kat_sig[P256_SIG_LEN]);
 
 /*
  * The parent's part: the known answer verified under the RFC key's public point, and SHA-256 of

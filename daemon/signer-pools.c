@@ -46,9 +46,9 @@ int signer_refill_idle(int fd, struct p256_pool **pools, size_t n, uint64_t quie
 	return 0;
 }
 
-int signer_pools_new(const struct keyset *kt, struct p256_pool ***out)
+int signer_pools_new(const struct keyset *ks, struct p256_pool ***out)
 {
-	struct p256_pool **pools = calloc(kt->n, sizeof(*pools));
+	struct p256_pool **pools = calloc(ks->n, sizeof(*pools));
 	int r;
 
 	*out = pools;
@@ -56,21 +56,21 @@ int signer_pools_new(const struct keyset *kt, struct p256_pool ***out)
 		log_error("signer %d: out of memory", (int)getpid());
 		return -1;
 	}
-	for (size_t i = 0; i < kt->n; i++) {
-		if (kt->pub[i].nonce != P256_NONCE_PRECOMPUTED)
+	for (size_t i = 0; i < ks->n; i++) {
+		if (ks->pub[i].nonce != P256_NONCE_PRECOMPUTED)
 			continue;
-		if ((r = p256_pool_new(&pools[i], &kt->priv[i], SIGNER_POOL_ENTRIES)) != 0) {
+		if ((r = p256_pool_new(&pools[i], &ks->priv[i], SIGNER_POOL_ENTRIES)) != 0) {
 			log_error("signer %d: key %s: cannot make its nonce pool (%s): %s",
-			    (int)getpid(), kt->pub[i].name, p256_err_tag(r), strerror(errno));
+			    (int)getpid(), ks->pub[i].name, p256_err_tag(r), strerror(errno));
 			return -1;
 		}
 	}
 	return 0;
 }
 
-void signer_pools_free(const struct keyset *kt, struct p256_pool **pools)
+void signer_pools_free(const struct keyset *ks, struct p256_pool **pools)
 {
-	for (size_t i = 0; pools != NULL && i < kt->n; i++)
+	for (size_t i = 0; pools != NULL && i < ks->n; i++)
 		p256_pool_free(pools[i]);
 	free(pools);
 }

@@ -29,11 +29,11 @@
  */
 int signer_refill_idle(int fd, struct p256_pool **pools, size_t n, uint64_t quiet_since_us);
 
-/* A pool for every key of kt whose nonce mode is precomputed (NULL for the others), made before
+/* A pool for every key of ks whose nonce mode is precomputed (NULL for the others), made before
  * the sandbox (which forbids mapping and locking them). 0, or -1 (logged; *out still to free). */
-int signer_pools_new(const struct keyset *kt, struct p256_pool ***out);
+int signer_pools_new(const struct keyset *ks, struct p256_pool ***out);
 
 /* Frees the pools of signer_pools_new (NULL: none). */
-void signer_pools_free(const struct keyset *kt, struct p256_pool **pools);
+void signer_pools_free(const struct keyset *ks, struct p256_pool **pools);
 
 #endif

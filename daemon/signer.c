@@ -50,7 +50,7 @@ static const ipc_handler request_handlers[IPC_TYPE_MAX] = {
 };
 
 /* Answers request j of c into out; -1 when the answer finds no room. */
-static int answer(const struct keyset *kt, const struct chunk *c, size_t j, uint8_t *out,
+static int answer(const struct keyset *ks, const struct chunk *c, size_t j, uint8_t *out,
 	size_t cap, size_t *len)
 {
 	struct ipc_signature s;
@@ -63,7 +63,7 @@ static int answer(const struct keyset *kt, const struct chunk *c, size_t j, uint
 		s = c->signed_[j];
 		break;
 	case IPC_SELFTEST:
-		s.result = selftest_run(kt, s.sig);
+		s.result = selftest_run(ks, s.sig);
 		break;
 	default:		/* IPC_PING: its IPC_PONG has no body */
 		body = 0;
@@ -78,7 +78,7 @@ static int answer(const struct keyset *kt, const struct chunk *c, size_t j, uint
  * parent checks too; this holds even if the parent is not ours). 1 when j is no signing request;
  * else 0 with *key set, or P256_ERR_INTERNAL (logged when the purpose refuses it).
  */
-static int request_digest(const struct keyset *kt, struct chunk *c, size_t j, uint32_t *key)
+static int request_digest(const struct keyset *ks, struct chunk *c, size_t j, uint32_t *key)
 {
 	struct ipc_sign sign;
 	struct ipc_sign_tls tls;
@@ -98,11 +98,11 @@ static int request_digest(const struct keyset *kt, struct chunk *c, size_t j, ui
 		    POLICY_SIGN_TLS_SERVER;
 	} else
 		return 1;
-	if (*key >= kt->n)
+	if (*key >= ks->n)
 		return P256_ERR_INTERNAL;
-	if (!policy_purpose_allows(kt->pub[*key].purpose, op)) {
+	if (!policy_purpose_allows(ks->pub[*key].purpose, op)) {
 		log_error("signer %d: key %s may not sign this (purpose %s)", (int)getpid(),
-		    kt->pub[*key].name, policy_purpose_name(kt->pub[*key].purpose));
+		    ks->pub[*key].name, policy_purpose_name(ks->pub[*key].purpose));
 		return P256_ERR_INTERNAL;
 	}
 	return 0;
@@ -114,7 +114,7 @@ static int request_digest(const struct keyset *kt, struct chunk *c, size_t j, ui
  * are signed as one batch (p256_sign_batch), each in its key's nonce mode (precomputed: as
  * hedged) and, for a key with verify_after_sign, verified as p256_sign_checked does.
  */
-static void sign_chunk(const struct keyset *kt, struct p256_pool *const *pools, struct chunk *c)
+static void sign_chunk(const struct keyset *ks, struct p256_pool *const *pools, struct chunk *c)
 {
 	struct p256_batch_item items[IPC_ANSWERS_PER_WRITE];
 	size_t at[IPC_ANSWERS_PER_WRITE], n = 0;
@@ -124,23 +124,23 @@ static void sign_chunk(const struct keyset *kt, struct p256_pool *const *pools, 
 		int r;
 
 		memset(&c->signed_[j], 0, sizeof(c->signed_[j]));
-		if ((r = request_digest(kt, c, j, &key)) > 0)
+		if ((r = request_digest(ks, c, j, &key)) > 0)
 			continue;
 		if (r != 0) {
 			c->signed_[j].result = r;
 			continue;
 		}
 		if (pools[key] != NULL && (r = p256_pool_sign(pools[key], c->digest[j],
-			kt->pub[key].verify_after_sign, c->signed_[j].sig)) != 1) {
+			ks->pub[key].verify_after_sign, c->signed_[j].sig)) != 1) {
 			c->signed_[j].result = r;
 			c->signed_[j].from_pool = r == 0;	/* the parent counts these apart */
 			continue;
 		}
 		items[n] = (struct p256_batch_item){
-			.key = &kt->priv[key],
+			.key = &ks->priv[key],
 			.digest = c->digest[j],
-			.mode = kt->pub[key].nonce,
-			.checked = kt->pub[key].verify_after_sign,
+			.mode = ks->pub[key].nonce,
+			.checked = ks->pub[key].verify_after_sign,
 		};
 		at[n++] = j;
 	}
@@ -181,7 +181,7 @@ static int send_answers(int fd, const uint8_t *out, size_t *len)
  * batch; the answers of the last chunk stay in out. Returns 0 with *off the bytes taken (a
  * partial request is left), or -1 (logged).
  */
-static int answer_read(int fd, const struct keyset *kt, struct p256_pool **pools,
+static int answer_read(int fd, const struct keyset *ks, struct p256_pool **pools,
 	const uint8_t *in, size_t have, size_t *off, uint8_t *out, size_t cap, size_t *len)
 {
 	struct chunk c;
@@ -196,9 +196,9 @@ static int answer_read(int fd, const struct keyset *kt, struct p256_pool **pools
 		c.n = 0;
 		r = ipc_dispatch(&peer, in + *off, have - *off, max, NULL, &used);
 		*off += used;
-		sign_chunk(kt, pools, &c);
+		sign_chunk(ks, pools, &c);
 		for (size_t j = 0; j < c.n; j++) {
-			if (answer(kt, &c, j, out, cap, len) != 0) {
+			if (answer(ks, &c, j, out, cap, len) != 0) {
 				log_error("signer %d: cannot answer a %s message", (int)getpid(),
 				    ipc_type_name(c.h[j].type));
 				r = -1;
@@ -215,7 +215,7 @@ static int answer_read(int fd, const struct keyset *kt, struct p256_pool **pools
 }
 
 /* Reads, answers and writes batches until the parent closes the channel: 0 then, else -1. */
-static int serve(int fd, const struct keyset *kt, struct p256_pool **pools, unsigned poll_us)
+static int serve(int fd, const struct keyset *ks, struct p256_pool **pools, unsigned poll_us)
 {
 	/* Every request is at least a header long, which bounds the answers to one read. */
 	uint8_t in[IPC_BATCH * (sizeof(struct ipc_header) + sizeof(struct ipc_sign))];
@@ -230,7 +230,7 @@ static int serve(int fd, const struct keyset *kt, struct p256_pool **pools, unsi
 		size_t off, len = 0;
 		ssize_t n;
 
-		while (signer_refill_idle(fd, pools, kt->n, answered_us) == 1)
+		while (signer_refill_idle(fd, pools, ks->n, answered_us) == 1)
 			;
 		n = busypoll_read(fd, in + have, sizeof(in) - have, &bp);
 		if (n < 0 && errno == EINTR)
@@ -242,7 +242,7 @@ static int serve(int fd, const struct keyset *kt, struct p256_pool **pools, unsi
 			return -1;
 		}
 		have += (size_t)n;
-		if (answer_read(fd, kt, pools, in, have, &off, out, sizeof(out), &len) != 0)
+		if (answer_read(fd, ks, pools, in, have, &off, out, sizeof(out), &len) != 0)
 			return -1;
 		memmove(in, in + off, have - off);
 		have -= off;
@@ -253,7 +253,7 @@ static int serve(int fd, const struct keyset *kt, struct p256_pool **pools, unsi
 	}
 }
 
-void signer_main(int fd, struct keyset *kt, unsigned poll_us)
+void signer_main(int fd, struct keyset *ks, unsigned poll_us)
 {
 	const struct proc_user same = { 0 };
 	struct p256_pool **pools = NULL;
@@ -262,25 +262,25 @@ void signer_main(int fd, struct keyset *kt, unsigned poll_us)
 
 	/* First, while nothing is forbidden yet: OpenSSL loads its configuration, algorithms and
 	 * tables on first use, which opens files. */
-	if ((r = selftest_run(kt, kat)) != 0) {
+	if ((r = selftest_run(ks, kat)) != 0) {
 		log_error("signer %d: self-test failed: %s", (int)getpid(), p256_err_tag(r));
 		r = -1;
 		goto out;
 	}
-	if (keyset_lock(kt) != 0) {
+	if (keyset_lock(ks) != 0) {
 		log_error("signer %d: cannot lock the keys in memory: %s", (int)getpid(),
 		    strerror(errno));
 		r = -1;
 		goto out;
 	}
 	/* Mapped, advised and locked before the sandbox, which allows none of it later. */
-	if ((r = signer_pools_new(kt, &pools)) != 0)
+	if ((r = signer_pools_new(ks, &pools)) != 0)
 		goto out;
 	if ((r = proc_drop(PROC_SIGNER, &same, NULL)) != 0)
 		goto out;
-	r = serve(fd, kt, pools, poll_us);
+	r = serve(fd, ks, pools, poll_us);
 out:
-	signer_pools_free(kt, pools);
-	keyset_free(kt);
+	signer_pools_free(ks, pools);
+	keyset_free(ks);
 	exit(r == 0 ? 0 : 1);
 }

