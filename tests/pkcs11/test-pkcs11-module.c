@@ -5,7 +5,9 @@
  * test's, serial 0x80112233): initialisation and locking rules, slot and token, sessions and
  * login, object search with templates, C_GetAttributeValue's rules, the certificate object (its
  * DER the file's, its subject, issuer and serial those libcrypto and openssl read from the
- * file; none once the daemon runs the key without a certificate), single- and multi-part
+ * file; none once the daemon runs the key without a certificate; asked of the daemon once per
+ * DER it is given, not at every search: once, and once more after a reload that renews it),
+ * single- and multi-part
  * signatures checked under the key's public point, 16 threads signing at once, a fork whose child
  * gets CKR_CRYPTOKI_NOT_INITIALIZED until it initialises again and then signs on its own
  * connection, a daemon that stops answering (CKR_DEVICE_ERROR at timeout_ms), the daemon down
@@ -21,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <openssl/sha.h>
 #include <openssl/x509.h>
 #include <p11-kit/pkcs11.h>
@@ -55,6 +58,9 @@ static char cert_dir[64];
 static char cert_pem[128];
 static uint8_t cert_der[4096], subject_der[512], issuer_der[512], serial_der[32];
 static size_t cert_len, subject_len, issuer_len, serial_len;
+static char renewed_pem[128];
+static uint8_t renewed_der[4096];
+static size_t renewed_len;
 
 static void initialize(void)
 {
@@ -365,6 +371,90 @@ static void case_no_certificate(const char *binary, struct daemon_config *cfg)
 	CHECK_RV(p11->C_Finalize(NULL), CKR_OK);
 }
 
+/* The daemon's count of CERTIFICATE answers, each one audit record (STATUS latency.ops). */
+static json_int_t certificate_requests(json_int_t *key_set)
+{
+	struct p256sign *h = test_connect(daemon_.socket);
+	json_t *st, *buckets, *b;
+	json_int_t n = 0;
+	char *text = NULL;
+	size_t i;
+
+	CHECK(p256sign_status(h, &text) == 0 && (st = json_loads(text, 0, NULL)) != NULL);
+	buckets = json_object_get(json_object_get(json_object_get(json_object_get(st, "latency"),
+		"ops"), "certificate"), "buckets");
+	CHECK(json_is_array(buckets) && json_array_size(buckets) > 0);
+	json_array_foreach(buckets, i, b)
+		n += json_integer_value(b);
+	if (key_set != NULL)
+		*key_set = json_integer_value(json_object_get(st, "key_set"));
+	json_decref(st);
+	free(text);
+	p256sign_close(h);
+	return n;
+}
+
+/* Searches as programs do, cycles times over, and checks that the daemon was asked for the
+ * certificate `fetches` times meanwhile, and that the object's DER is der. */
+static void searches(CK_SESSION_HANDLE s, int cycles, json_int_t fetches, const uint8_t *der,
+	size_t len)
+{
+	CK_OBJECT_CLASS cert = CKO_CERTIFICATE;
+	CK_ATTRIBUTE by_cert = { CKA_CLASS, &cert, sizeof(cert) };
+	json_int_t before = certificate_requests(NULL);
+	CK_OBJECT_HANDLE h[4];
+
+	for (int i = 0; i < cycles; i++) {
+		CHECK(find(s, NULL, 0, h, 4) == 3);
+		CHECK(find(s, &by_cert, 1, h, 4) == 1);
+		check_bytes(s, h[0], CKA_VALUE, der, len);
+	}
+	CHECK(certificate_requests(NULL) - before == fetches);
+}
+
+/* The daemon's configuration names its copy of the certificate: pem in its place, and a reload
+ * (returns once the daemon runs the new key set). */
+static void reload_certificate(const char *pem)
+{
+	char path[192], tmp[200], cmd[512];
+	json_int_t key_set, now;
+
+	(void)certificate_requests(&key_set);
+	snprintf(path, sizeof(path), "%s/cert", daemon_.dir);
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	snprintf(cmd, sizeof(cmd), "cp %s %s && chmod 600 %s", pem, tmp, tmp);
+	CHECK(system(cmd) == 0 && rename(tmp, path) == 0);
+	daemon_signal(&daemon_, SIGHUP);
+	for (now = key_set; now == key_set; usleep(10000))
+		(void)certificate_requests(&now);
+	CHECK(now == key_set + 1);
+}
+
+/*
+ * A certificate is asked of the daemon only when LIST_KEYS names another DER than the module holds
+ * (certificate_sha256): once for the key at the first listing, not at the searches after it; after
+ * a reload that changes it, once more at the next search, whose object has the new DER.
+ */
+static void case_certificate_cache(void)
+{
+	json_int_t before;
+	CK_SESSION_HANDLE s;
+
+	/* A fresh module holds no certificate. */
+	CHECK_RV(p11->C_Finalize(NULL), CKR_OK);
+	initialize();
+	before = certificate_requests(NULL);
+	s = open_session();		/* the first listing */
+	CHECK(certificate_requests(NULL) - before == 1);
+	searches(s, 10, 0, cert_der, cert_len);
+	reload_certificate(renewed_pem);
+	searches(s, 1, 1, renewed_der, renewed_len);
+	searches(s, 10, 0, renewed_der, renewed_len);
+	reload_certificate(cert_pem);	/* the first one again, for the cases after this one */
+	searches(s, 3, 1, cert_der, cert_len);
+	CHECK_RV(p11->C_CloseSession(s), CKR_OK);
+}
+
 /* Reads a whole small file into buf. */
 static size_t read_file(const char *path, uint8_t *buf, size_t cap)
 {
@@ -414,6 +504,16 @@ static void make_certificate(const char *key_file)
 	I2D(i2d_ASN1_INTEGER, X509_get_serialNumber(x), serial_der, serial_len);
 	CHECK(subject_len != issuer_len || memcmp(subject_der, issuer_der, subject_len) != 0);
 	X509_free(x);
+	/* The same key's certificate renewed (another serial), for a reload. */
+	snprintf(renewed_pem, sizeof(renewed_pem), "%s/renewed.pem", cert_dir);
+	snprintf(der_path, sizeof(der_path), "%s/renewed.der", cert_dir);
+	snprintf(cmd, sizeof(cmd),
+		"cd %s && openssl x509 -req -in leaf.csr -CA ca.pem -CAkey ca.key -set_serial 0x0102 "
+		"-days 2 -out renewed.pem 2>/dev/null && "
+		"openssl x509 -in renewed.pem -outform DER -out renewed.der", cert_dir);
+	CHECK(system(cmd) == 0);
+	renewed_len = read_file(der_path, renewed_der, sizeof(renewed_der));
+	CHECK(renewed_len != cert_len || memcmp(renewed_der, cert_der, cert_len) != 0);
 }
 
 static void case_sign(void)
@@ -700,6 +800,7 @@ int main(int argc, char **argv)
 	case_sessions();
 	case_objects();
 	case_certificate();
+	case_certificate_cache();
 	case_sign();
 	case_threads();
 	case_fork();
