@@ -507,13 +507,13 @@ static int derive(struct ctx *x, struct config *cfg)
  * Root's LIST_KEYS answer for this key set, the largest any peer gets, must fit in one frame
  * (docs/protocol.md section 6): encoded as the daemon would answer it, with every key's "allow",
  * both counters at the largest value they can show and, for a key with a certificate, the
- * longest certificate_not_after. A key id and a point have one length whatever the key, so zeros
- * stand in for them: the keys need not be read for this.
+ * longest certificate_not_after. A key id, a point and a certificate's SHA-256 have one length
+ * whatever the key, so zeros stand in for them: the keys need not be read for this.
  */
 static int check_listing(struct ctx *x, const struct config *cfg)
 {
 	static const uint8_t point[P256_POINT_LEN];
-	static const char id_hex[2 * P256_KEY_ID_LEN + 1] =
+	static const char zeros_hex[2 * P256_KEY_ID_LEN + 1] =
 	    "0000000000000000000000000000000000000000000000000000000000000000";
 	struct list_keys_entry *e = calloc(cfg->nkeys, sizeof(*e));
 	size_t len;
@@ -524,12 +524,12 @@ static int check_listing(struct ctx *x, const struct config *cfg)
 	for (size_t i = 0; i < cfg->nkeys; i++) {
 		const struct config_key *k = &cfg->keys[i];
 
-		e[i] = (struct list_keys_entry){ .name = k->name, .id_hex = id_hex, .point = point,
+		e[i] = (struct list_keys_entry){ .name = k->name, .id_hex = zeros_hex, .point = point,
 			.nonce = config_nonce_name(k->nonce),
 			.verify_after_sign = k->verify_after_sign, .purpose = k->purpose,
 			.signatures = INT64_MAX, .precomputed_signatures = INT64_MAX,
 			.has_certificate = k->certificate != NULL,
-			.certificate_not_after = INT64_MIN,
+			.certificate_not_after = INT64_MIN, .certificate_sha256 = zeros_hex,
 			.allow = &k->allow };
 	}
 	fit = list_keys_fit(e, cfg->nkeys, &len);

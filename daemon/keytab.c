@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/evp.h>
+
 #include "hex.h"
 
 int keytab_alloc(struct keytab *kt, size_t n)
@@ -24,14 +26,20 @@ void key_public_release(struct key_public *kp)
 	free(kp->cert);
 	kp->cert = NULL;
 	kp->cert_len = 0;
+	kp->cert_sha256_hex[0] = '\0';
 }
 
 int key_public_set_cert(struct key_public *kp, const uint8_t *der, size_t len)
 {
-	if (kp->cert != NULL || len == 0 || len > PROTO_CERT_MAX || (kp->cert = malloc(len)) == NULL)
+	uint8_t digest[32];
+
+	if (kp->cert != NULL || len == 0 || len > PROTO_CERT_MAX ||
+	    EVP_Digest(der, len, digest, NULL, EVP_sha256(), NULL) != 1 ||
+	    (kp->cert = malloc(len)) == NULL)
 		return -1;
 	memcpy(kp->cert, der, len);
 	kp->cert_len = len;
+	hex_encode(digest, sizeof(digest), kp->cert_sha256_hex);
 	return 0;
 }
 

@@ -35,6 +35,8 @@ struct key_public {
 	uint8_t *cert;			/* its certificate's DER (CERTIFICATE), public data; NULL:
 					 * none. The record's own: key_public_release frees it */
 	size_t cert_len;		/* 1 .. PROTO_CERT_MAX when cert is set */
+	char cert_sha256_hex[2 * 32 + 1];	/* the DER's SHA-256 in hex, made with cert, so that
+						 * LIST_KEYS shows it without hashing per request */
 };
 
 struct keytab {
@@ -60,8 +62,8 @@ void keytab_free(struct keytab *kt);
 /* Frees what one record holds apart (its verifier, its certificate); the rest stays. */
 void key_public_release(struct key_public *kp);
 
-/* Gives the record a copy of a certificate's DER (1 .. PROTO_CERT_MAX bytes), when it has none
- * yet. 0, or -1 (a length out of range, a second certificate, out of memory). */
+/* Gives the record a copy of a certificate's DER (1 .. PROTO_CERT_MAX bytes) and its SHA-256, when
+ * it has none yet. 0, or -1 (a length out of range, a second certificate, out of memory). */
 int key_public_set_cert(struct key_public *kp, const uint8_t *der, size_t len);
 
 /* Fills one record from the key's point and its configuration (name, how it signs, who may use

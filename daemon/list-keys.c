@@ -39,8 +39,10 @@ json_t *list_keys_entry_json(const struct list_keys_entry *e)
 	    "signatures", (json_int_t)e->signatures,
 	    "precomputed_signatures", (json_int_t)e->precomputed_signatures);
 	if (k != NULL && e->has_certificate &&
-	    json_object_set_new(k, "certificate_not_after",
-		json_integer((json_int_t)e->certificate_not_after)) != 0) {
+	    (json_object_set_new(k, "certificate_not_after",
+		json_integer((json_int_t)e->certificate_not_after)) != 0 ||
+	     json_object_set_new(k, "certificate_sha256",
+		json_string(e->certificate_sha256)) != 0)) {
 		json_decref(k);
 		return NULL;
 	}

@@ -23,8 +23,9 @@ struct list_keys_entry {
 	enum policy_purpose purpose;
 	uint64_t signatures;
 	uint64_t precomputed_signatures;
-	int has_certificate;		/* 1: the key has one, and the next member is shown */
+	int has_certificate;		/* 1: the key has one, and the next two members are shown */
 	int64_t certificate_not_after;	/* its notAfter, Unix seconds */
+	const char *certificate_sha256;	/* its DER's SHA-256, 64 hex digits */
 	const struct policy_acl *allow;	/* root's answer: the key's "allow"; NULL for other peers */
 };
 

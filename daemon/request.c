@@ -316,6 +316,7 @@ static json_t *list_keys_json(const struct requests *rq, const struct conn *c)
 			.precomputed_signatures = use->precomputed_signatures,
 			.has_certificate = kp->cert != NULL,
 			.certificate_not_after = kp->cert_not_after,
+			.certificate_sha256 = kp->cert_sha256_hex,
 			.allow = root ? &kp->allow : NULL };
 
 		if (allowed(rq, c, kp, POLICY_SEE) != 0)

@@ -47,7 +47,7 @@ static int purpose_of(const char *p)
 int p11_parse_keys(const char *text, struct p11_key **out, size_t *n)
 {
 	struct p11_key *keys = NULL;
-	json_t *list, *arr, *k;
+	json_t *list, *arr, *k, *sha;
 	const char *name;
 	size_t i, count = 0;
 	int r = -1;
@@ -76,6 +76,14 @@ int p11_parse_keys(const char *text, struct p11_key **out, size_t *n)
 		key->purpose = purpose_of(json_string_value(json_object_get(k, "purpose")));
 		/* The member of a key configured with a certificate: CERTIFICATE answers for it. */
 		key->has_cert = json_is_integer(json_object_get(k, "certificate_not_after"));
+		/* Which DER it answers: a certificate the module holds is not asked for again. */
+		sha = json_object_get(k, "certificate_sha256");
+		if (key->has_cert && sha != NULL) {
+			if (unhex(json_string_value(sha), key->cert_sha256,
+			    sizeof(key->cert_sha256)) != 0)
+				goto out;
+			key->has_cert_sha256 = 1;
+		}
 		key->present = 1;
 		count++;
 	}

@@ -1,51 +1,25 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * A slot's keys, from LIST_KEYS (which leaves out the keys this process may not use), with the
- * certificate of each key LIST_KEYS says has one (a CERTIFICATE request each, every time the list
- * is read, so that a reload's certificate shows up as its keys do), and the object handles that
- * name them: (slot + 1) << 24 | key index << 2 | kind. A key keeps its index while the module is
+ * certificate of each key LIST_KEYS says has one, and the object handles that name them:
+ * (slot + 1) << 24 | key index << 2 | kind. A key keeps its index while the module is
  * initialized, also across a daemon reload that drops it and one that brings it back, so a handle
  * a program holds never names another key.
+ *
+ * Certificates: the list is read at every search, so that a reload's keys show up, but each
+ * CERTIFICATE request leaves an audit record, and programs search often (a gnutls-serv start
+ * does about ten times). LIST_KEYS gives the SHA-256 of each key's DER (certificate_sha256): the
+ * table keeps the DER it holds per key id, and only a key whose listed hash differs is asked
+ * for its certificate, once per certificate the daemon is given. A fetched DER whose hash is not
+ * the listed one means the key set changed between the two requests: the list is read once
+ * more, and a key whose DER still does not match goes without its object this time.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/evp.h>
+
 #include "p11.h"
-
-/* Under the module lock: the slot's table becomes the daemon's list, by key id. A key gone from
- * it loses its certificate; the others take the list's (keys[i] keep none). */
-int p11_merge_keys(struct p11_slot *s, struct p11_key *keys, size_t n)
-{
-	size_t i, j;
-
-	for (j = 0; j < s->nkeys; j++) {
-		s->keys[j].present = 0;
-		p11_key_clear_cert(&s->keys[j]);
-	}
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < s->nkeys; j++)
-			if (memcmp(s->keys[j].id, keys[i].id, sizeof(keys[i].id)) == 0)
-				break;
-		if (j == s->nkeys) {
-			if (s->nkeys == P11_MAX_KEYS)
-				return -1;
-			if (s->nkeys == s->capkeys) {
-				size_t cap = s->capkeys ? 2 * s->capkeys : 8;
-				struct p11_key *grown = realloc(s->keys, cap * sizeof(*grown));
-
-				if (grown == NULL)
-					return -1;
-				s->keys = grown;
-				s->capkeys = cap;
-			}
-			s->nkeys++;
-		}
-		s->keys[j] = keys[i];	/* a renamed key or a new purpose after a reload */
-		keys[i].cert = NULL;	/* the table's now */
-		keys[i].cert_len = 0;
-	}
-	return 0;
-}
 
 /*
  * One reading of a slot's key list, with what it holds while its thread asks the daemon. It is
@@ -59,6 +33,7 @@ struct p11_refresh {
 	size_t n;
 	uint8_t *der;			/* a certificate being read: P256SIGN_CERT_MAX bytes */
 	size_t key;			/* the entry whose certificate is being read */
+	int changed;			/* a DER was not the one listed: the key set changed */
 };
 
 static void free_refresh(struct p11_refresh *rf)
@@ -81,6 +56,17 @@ static int list_keys(struct p256sign *h, void *arg)
 	return p256sign_list_keys(h, &rf->json);
 }
 
+/* Whether a DER is the one the list names (a daemon that names none: whatever it answers). */
+static int is_listed(const struct p11_key *k, const uint8_t *der, size_t len)
+{
+	uint8_t digest[32];
+
+	if (!k->has_cert_sha256)
+		return 1;
+	return EVP_Digest(der, len, digest, NULL, EVP_sha256(), NULL) == 1 &&
+		memcmp(digest, k->cert_sha256, sizeof(digest)) == 0;
+}
+
 /* CERTIFICATE for entry rf->key, by its key id. */
 static int get_cert(struct p256sign *h, void *arg)
 {
@@ -90,22 +76,27 @@ static int get_cert(struct p256sign *h, void *arg)
 	size_t len = 0;
 	int r;
 
-	/* Not a certificate the module can lay out: the key goes without its object. */
-	if ((r = p256sign_certificate(h, &sel, rf->der, P256SIGN_CERT_MAX, &len)) == 0 &&
-	    p11_key_set_cert(k, rf->der, len) != 0)
+	if ((r = p256sign_certificate(h, &sel, rf->der, P256SIGN_CERT_MAX, &len)) != 0)
+		return r;
+	if (!is_listed(k, rf->der, len)) {
+		rf->changed = 1;	/* a reload between LIST_KEYS and CERTIFICATE */
 		k->has_cert = 0;
-	return r;
+	} else if (p11_key_set_cert(k, rf->der, len) != 0) {
+		k->has_cert = 0;	/* not a certificate the module can lay out: no object */
+	}
+	return 0;
 }
 
-/* The certificates of the keys LIST_KEYS says have one. A key the daemon no longer has, or
- * that lost its certificate or this peer's access since (a reload in between), goes without. */
+/* The certificates of the keys LIST_KEYS says have one and the table does not hold. A key the
+ * daemon no longer has, or that lost its certificate or this peer's access since (a reload in
+ * between), goes without. */
 static int get_certs(struct p11_slot *s, struct p11_refresh *rf)
 {
 	for (rf->key = 0; rf->key < rf->n; rf->key++) {
 		struct p11_key *k = &rf->keys[rf->key];
 		int r;
 
-		if (!k->has_cert)
+		if (!k->has_cert || k->cert_cached)
 			continue;
 		if (rf->der == NULL && (rf->der = malloc(P256SIGN_CERT_MAX)) == NULL)
 			return P256SIGN_E_NOMEM;
@@ -119,13 +110,15 @@ static int get_certs(struct p11_slot *s, struct p11_refresh *rf)
 	return 0;
 }
 
-CK_RV p11_refresh_keys(CK_SLOT_ID id)
+/* One reading of the list into the slot's table; *changed: a certificate was not the listed one. */
+static CK_RV refresh_once(CK_SLOT_ID id, int *changed)
 {
 	struct p11_refresh *rf = calloc(1, sizeof(*rf));
 	struct p11_slot *s;
 	CK_RV rv;
 	int r;
 
+	*changed = 0;
 	if (rf == NULL)
 		return CKR_HOST_MEMORY;
 	p11_lock();
@@ -136,20 +129,36 @@ CK_RV p11_refresh_keys(CK_SLOT_ID id)
 		free(rf);
 		return CKR_SESSION_HANDLE_INVALID;
 	}
-	if ((r = p11_request(s, list_keys, rf)) != 0)
+	if ((r = p11_request(s, list_keys, rf)) != 0) {
 		rv = p11_rv(r);
-	else if (p11_parse_keys(rf->json, &rf->keys, &rf->n) != 0)
+	} else if (p11_parse_keys(rf->json, &rf->keys, &rf->n) != 0) {
 		rv = CKR_DEVICE_ERROR;
-	else if ((r = get_certs(s, rf)) != 0)
-		rv = p11_rv(r);
-	else
-		rv = CKR_OK;
+	} else {
+		p11_lock();
+		if (p11_slot(id) == s)
+			p11_cached_certs(s, rf->keys, rf->n);
+		p11_unlock();
+		rv = (r = get_certs(s, rf)) != 0 ? p11_rv(r) : CKR_OK;
+	}
 	p11_lock();
 	if (rv == CKR_OK && (p11_slot(id) != s || p11_merge_keys(s, rf->keys, rf->n) != 0))
 		rv = CKR_HOST_MEMORY;
 	p11_inflight_unlink(&rf->link);
 	p11_unlock();
+	*changed = rf->changed;
 	free_refresh(rf);
+	return rv;
+}
+
+CK_RV p11_refresh_keys(CK_SLOT_ID id)
+{
+	CK_RV rv;
+	int changed;
+
+	/* Once more after a change, not until none: a daemon reloaded without pause must not keep
+	 * a search waiting. */
+	if ((rv = refresh_once(id, &changed)) == CKR_OK && changed)
+		rv = refresh_once(id, &changed);
 	return rv;
 }
 

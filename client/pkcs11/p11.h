@@ -44,6 +44,11 @@ struct p11_key {
 	int purpose;
 	int present;
 	int has_cert;			/* LIST_KEYS showed certificate_not_after */
+	int has_cert_sha256;		/* and certificate_sha256 (a daemon of a release before it
+					 * does not: its certificates are read at every listing) */
+	uint8_t cert_sha256[32];	/* the SHA-256 of the DER CERTIFICATE answers, as listed */
+	int cert_cached;		/* keys.c: the slot's table holds that DER; merged, the
+					 * entry takes it rather than asking the daemon again */
 	uint8_t *cert;			/* its DER (CERTIFICATE), the entry's own; NULL: none */
 	size_t cert_len;
 	struct p256sign_cert_fields fields;	/* point into cert */
@@ -143,11 +148,17 @@ int p11_key_set_cert(struct p11_key *k, const uint8_t *der, size_t len);
 void p11_key_clear_cert(struct p11_key *k);
 void p11_keys_free(struct p11_key *keys, size_t n);
 
-/* keys.c: the slot's key table from LIST_KEYS and the certificates of the keys it says have one
- * (takes the slot's handle lock, then the module lock). p11_merge_keys takes the certificates
- * of keys (their entries keep none). */
-CK_RV p11_refresh_keys(CK_SLOT_ID slot);
+/* keytable.c, under the module lock: p11_cached_certs marks the entries of keys whose
+ * certificate the slot's table holds (cert_cached); p11_merge_keys makes the table the list,
+ * taking the certificates of keys, and those the table holds for the entries marked (keys's
+ * entries keep none); -1 when out of memory or full. */
+void p11_cached_certs(const struct p11_slot *s, struct p11_key *keys, size_t n);
 int p11_merge_keys(struct p11_slot *s, struct p11_key *keys, size_t n);
+
+/* keys.c: the slot's key table from LIST_KEYS and the certificates of the keys it says have one,
+ * each asked of the daemon only when the table does not hold it already (takes the slot's
+ * handle lock, then the module lock). */
+CK_RV p11_refresh_keys(CK_SLOT_ID slot);
 /* The key and kind of a handle (under the module lock); NULL when invalid or absent. */
 struct p11_key *p11_object(CK_OBJECT_HANDLE h, CK_SLOT_ID *slot, int *kind);
 CK_OBJECT_HANDLE p11_handle(CK_SLOT_ID slot, size_t key_index, int kind);

@@ -4,11 +4,12 @@
 file's certificate, re-encoded as the DER openssl makes of it), by name and by key id, with the
 key's id; a key without one is no-certificate, an unknown key unknown-key, a point selector
 bad-key-selector; a caller the key's allow list does not name is denied, also for a key without
-a certificate; LIST_KEYS says which keys have one; a reload that changes a certificate (and one
+a certificate; LIST_KEYS says which keys have one and the SHA-256 of its DER; a reload that changes a certificate (and one
 that drops it) is answered from the new key set; a certificate of more than 16384 bytes of DER is
 refused at start and on reload; every request is one audit record (op certificate) and
 p256signctl audit-verify finds the file intact; p256signctl cert writes DER, PEM, a file, JSON,
 and fails with the daemon's reason."""
+import hashlib
 import json
 import os
 import signal
@@ -96,12 +97,24 @@ def answers(d, tmp, rfc_der, shared_der):
     listed = {k["name"]: k for k in c.call(frame(LIST_KEYS, 7)).ok(LIST_KEYS).json()["keys"]}
     check("certificate_not_after" in listed["rfc"] and "certificate_not_after" in listed["shared"]
           and "certificate_not_after" not in listed["plain"], "LIST_KEYS: %s" % listed)
+    check_sha256(listed, {"rfc": rfc_der, "shared": shared_der})
     # As nobody, whom only shared's allow names: rfc and plain are denied, not told apart.
     got = as_nobody(d.socket, "shared", "rfc", "plain", "nosuch")
     check(got[0] == {"error": None, "der": shared_der.hex()} and
           [g["error"] for g in got[1:]] == [E["denied"], E["denied"], E["unknown_key"]],
           "as nobody: %s" % got)
     c.close()
+
+
+def check_sha256(listed, ders):
+    """LIST_KEYS's certificate_sha256: the SHA-256 of the DER CERTIFICATE answers, in lowercase
+    hex, for the keys in ders; absent for every other key."""
+    for name, k in listed.items():
+        if name in ders:
+            check(k.get("certificate_sha256") == hashlib.sha256(ders[name]).hexdigest(),
+                  "%s: certificate_sha256 of its DER: %s" % (name, k))
+        else:
+            check("certificate_sha256" not in k, "%s has none: %s" % (name, k))
 
 
 def ctl_cert(d, tmp, rfc_der):
@@ -141,6 +154,8 @@ def reload(d, tmp, keys):
     c.wait_status("key_set", 2)
     check(c.certificate(key_name("rfc"))[1] == new_der, "the reloaded certificate")
     c.expect_error(frame(CERTIFICATE, 2, key_name("shared")), E["no_certificate"])
+    listed = {k["name"]: k for k in c.call(frame(LIST_KEYS, 3)).ok(LIST_KEYS).json()["keys"]}
+    check_sha256(listed, {"rfc": new_der})
     # A certificate over 16384 bytes of DER: the reload is refused, the key set stays.
     big_pem, big_der = make_cert(tmp, "big", RFC_KEY, "0x03", "/CN=big", extra=(
         "-extfile", big_extension(tmp)))

@@ -285,10 +285,10 @@ COUNTER_MAX = 2 ** 63 - 1       # the largest a signature counter can show
 LONG_ID = 4294967294            # an id of 10 digits, the longest
 
 
-def listing_keys(n, users, groups, more_users=0, files=None):
+def listing_keys(n, users, groups, more_users=0, files=None, certs=0, cert_files=None):
     """n keys whose LIST_KEYS entries are the longest: 64-character names, the longest nonce and
     purpose words, verify_after_sign false; each allowed to `users` users and `groups` groups,
-    the first more_users keys to one user more."""
+    the first more_users keys to one user more, the first `certs` with a certificate."""
     keys = []
     for i in range(n):
         extra = 1 if i < more_users else 0
@@ -298,20 +298,62 @@ def listing_keys(n, users, groups, more_users=0, files=None):
                      "purpose": "tls-server",
                      "allow": {"users": [LONG_ID - j for j in range(users + extra)],
                                "groups": [LONG_ID - j for j in range(groups)]}})
+        if i < certs:
+            keys[i]["certificate"] = cert_files[i] if cert_files else "/nonexistent/%d.pem" % i
     return keys
 
 
-def root_listing(keys, counter, ids=None):
+def root_listing(keys, counter, ids=None, certs=None):
     """Root's LIST_KEYS JSON for keys as docs/protocol.md section 6 gives it, compact, with both
-    counters at `counter`; ids: [(key_id, public_key)] in hex, else zeros of their length."""
+    counters at `counter`; ids: [(key_id, public_key)] in hex, else zeros of their length;
+    certs: [(certificate_not_after, certificate_sha256)] of the keys with a certificate, else
+    the longest: the most negative time, zeros."""
     entries = []
     for i, k in enumerate(keys):
         key_id, point = ids[i] if ids else ("0" * 64, "0" * 130)
-        entries.append({"name": k["name"], "key_id": key_id, "public_key": point,
-                        "nonce": k["nonce"], "verify_after_sign": k["verify_after_sign"],
-                        "purpose": k["purpose"], "signatures": counter,
-                        "precomputed_signatures": counter, "allow": k["allow"]})
+        e = {"name": k["name"], "key_id": key_id, "public_key": point, "nonce": k["nonce"],
+             "verify_after_sign": k["verify_after_sign"], "purpose": k["purpose"],
+             "signatures": counter, "precomputed_signatures": counter}
+        if "certificate" in k:
+            e["certificate_not_after"], e["certificate_sha256"] = (
+                certs[i] if certs else (-2 ** 63, "0" * 64))
+        e["allow"] = k["allow"]
+        entries.append(e)
     return json.dumps({"keys": entries}, separators=(",", ":")).encode()
+
+
+def certificate_boundary(files):
+    """The 128 keys with 2 ids each (which fit) and the first m with a certificate, each taking
+    certificate_not_after and certificate_sha256 at their longest: the most that fit are
+    accepted and answered as documented, byte for byte; one more is refused."""
+    m = max(m for m in range(129) if len(root_listing(listing_keys(128, 2, 0, certs=m),
+                                                          COUNTER_MAX)) <= JSON_MAX)
+    check(0 < m < 128, "the boundary lies between no key and every key with a certificate: %d" % m)
+    over = listing_keys(128, 2, 0, certs=m + 1)
+    refused({"keys": over}, too_large(len(root_listing(over, COUNTER_MAX))))
+    pems = []
+    for i in range(m):
+        pems.append(os.path.join(TMP, "list-%d.pem" % i))
+        subprocess.run(["openssl", "req", "-x509", "-new", "-key", files[i], "-subj", "/CN=k%d" % i,
+                        "-days", "2", "-out", pems[i]], check=True, capture_output=True)
+    fits = listing_keys(128, 2, 0, files=files, certs=m, cert_files=pems)
+    r = run("--check-config", write("fits-certs.json", {"keys": fits}))
+    check(r.returncode == 0, "the most certificates that fit are accepted: %s" % r.stderr)
+    d = Daemon(BIN, keys=fits, workers=1)
+    c = d.client()
+    body = c.call(frame(LIST_KEYS, 1)).ok(LIST_KEYS).body
+    got = json.loads(body)["keys"]
+    ids = [(k["key_id"], k["public_key"]) for k in got]
+    certs = []
+    for i, k in enumerate(got[:m]):
+        der = subprocess.run(["openssl", "x509", "-in", pems[i], "-outform", "DER"], check=True,
+                             capture_output=True).stdout
+        certs.append((k["certificate_not_after"], hashlib.sha256(der).hexdigest()))
+    check(body == root_listing(fits, 0, ids, certs),
+          "root's answer with certificates is the documented JSON, byte for byte")
+    check(len(root_listing(fits, COUNTER_MAX)) <= JSON_MAX, "and fits at its longest")
+    c.close()
+    d.stop()
 
 
 def too_large(n):
@@ -375,6 +417,7 @@ def list_keys_size():
           "and is listed as before")
     c.close()
     d.stop()
+    certificate_boundary(files)
 
 
 def main():

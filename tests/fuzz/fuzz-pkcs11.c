@@ -9,7 +9,9 @@
  *    object's value, an entry not answered says CK_UNAVAILABLE_INFORMATION, the return code is
  *    CKR_OK exactly when every entry was answered, and a template made of the answered values
  *    matches the object (p11_matches) while one with a value changed does not.
- * 1: LIST_KEYS's JSON (p11_parse_keys): accepted entries are well formed.
+ * 1: LIST_KEYS's JSON (p11_parse_keys): accepted entries are well formed; read again into a
+ *    table that holds the certificates its certificate_sha256 members name, those keys are
+ *    taken from the table, not asked for (p11_cached_certs, p11_merge_keys).
  * 2: TLS handshake content recognition (p256sign_tls_parse, as the module calls it): what it accepts has the layout.
  * 3: the module's settings (p11_config_text): slots within their bounds.
  * 4: a certificate's fields (p256sign_cert_fields, as the module calls it on CERTIFICATE's
@@ -223,6 +225,57 @@ static void cert_fields(const uint8_t *data, size_t size)
 		abort();
 }
 
+static int unique_ids(const struct p11_key *keys, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (memcmp(keys[i].id, keys[j].id, sizeof(keys[i].id)) == 0)
+				return 0;
+	return 1;
+}
+
+/*
+ * The list read a second time into a slot's table that holds a certificate for each key the first
+ * reading listed with certificate_sha256: every such key is marked as held (p11_cached_certs),
+ * and merged, the table holds a certificate for a key only where one was marked, never more
+ * certificates than marks (each held DER moved, not copied: the sanitizers see a double free or a
+ * leak).
+ */
+static void list_again(const char *text, const struct p11_key *first, size_t nfirst)
+{
+	struct input cert = { (const uint8_t *)text, strlen(text) };
+	struct p11_slot slot;
+	struct p11_key *keys;
+	size_t n, i, marked = 0, held = 0;
+
+	memset(&slot, 0, sizeof(slot));
+	if (p11_parse_keys(text, &keys, &n) != 0 || n != nfirst || p11_merge_keys(&slot, keys, n))
+		abort();
+	p11_keys_free(keys, n);
+	for (i = 0; i < slot.nkeys; i++)
+		if (slot.keys[i].has_cert_sha256)
+			build_cert(&cert, &slot.keys[i]);
+	if (p11_parse_keys(text, &keys, &n) != 0)
+		abort();
+	p11_cached_certs(&slot, keys, n);
+	for (i = 0; i < n; i++) {
+		/* Of two entries with one id, the table holds the later's certificate only. */
+		if ((unique_ids(keys, n) ? keys[i].cert_cached != keys[i].has_cert_sha256 :
+		     keys[i].cert_cached && !keys[i].has_cert_sha256) ||
+		    keys[i].has_cert_sha256 != first[i].has_cert_sha256)
+			abort();
+		marked += keys[i].cert_cached;
+	}
+	if (p11_merge_keys(&slot, keys, n) != 0)
+		abort();
+	for (i = 0; i < slot.nkeys; i++)
+		held += slot.keys[i].cert != NULL;
+	if (held > marked)
+		abort();
+	p11_keys_free(keys, n);
+	p11_keys_free(slot.keys, slot.nkeys);
+}
+
 static void key_list(const uint8_t *data, size_t size)
 {
 	struct p11_key *keys;
@@ -237,8 +290,9 @@ static void key_list(const uint8_t *data, size_t size)
 		for (i = 0; i < n; i++)
 			if (!keys[i].present || keys[i].point[0] != 0x04 || keys[i].name[0] == '\0' ||
 			    strnlen(keys[i].name, sizeof(keys[i].name)) == sizeof(keys[i].name) ||
-			    keys[i].cert != NULL)
+			    keys[i].cert != NULL || (keys[i].has_cert_sha256 && !keys[i].has_cert))
 				abort();
+		list_again(text, keys, n);
 		p11_keys_free(keys, n);
 	} else if (keys != NULL || n != 0) {
 		abort();

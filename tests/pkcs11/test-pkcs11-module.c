@@ -5,7 +5,9 @@
  * test's, serial 0x80112233): initialisation and locking rules, slot and token, sessions and
  * login, object search with templates, C_GetAttributeValue's rules, the certificate object (its
  * DER the file's, its subject, issuer and serial those libcrypto and openssl read from the
- * file; none once the daemon runs the key without a certificate), single- and multi-part
+ * file; none once the daemon runs the key without a certificate; asked of the daemon once per
+ * DER it is given, not at every search: once, and once more after a reload that renews it; a
+ * reload between its LIST_KEYS and its CERTIFICATE read again once), single- and multi-part
  * signatures checked under the key's public point, 16 threads signing at once, a fork whose child
  * gets CKR_CRYPTOKI_NOT_INITIALIZED until it initialises again and then signs on its own
  * connection, a daemon that stops answering (CKR_DEVICE_ERROR at timeout_ms), the daemon down
@@ -21,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <openssl/sha.h>
 #include <openssl/x509.h>
 #include <p11-kit/pkcs11.h>
@@ -55,6 +58,13 @@ static char cert_dir[64];
 static char cert_pem[128];
 static uint8_t cert_der[4096], subject_der[512], issuer_der[512], serial_der[32];
 static size_t cert_len, subject_len, issuer_len, serial_len;
+/* Certificates of the same key with other serials, for reloads. */
+struct issued {
+	char pem[128];
+	uint8_t der[4096];
+	size_t len;
+};
+static struct issued renewed, third;
 
 static void initialize(void)
 {
@@ -365,6 +375,147 @@ static void case_no_certificate(const char *binary, struct daemon_config *cfg)
 	CHECK_RV(p11->C_Finalize(NULL), CKR_OK);
 }
 
+/* The daemon's count of CERTIFICATE answers, each one audit record (STATUS latency.ops). */
+static json_int_t certificate_requests(json_int_t *key_set)
+{
+	struct p256sign *h = test_connect(daemon_.socket);
+	json_t *st, *buckets, *b;
+	json_int_t n = 0;
+	char *text = NULL;
+	size_t i;
+
+	CHECK(p256sign_status(h, &text) == 0 && (st = json_loads(text, 0, NULL)) != NULL);
+	buckets = json_object_get(json_object_get(json_object_get(json_object_get(st, "latency"),
+		"ops"), "certificate"), "buckets");
+	CHECK(json_is_array(buckets) && json_array_size(buckets) > 0);
+	json_array_foreach(buckets, i, b)
+		n += json_integer_value(b);
+	if (key_set != NULL)
+		*key_set = json_integer_value(json_object_get(st, "key_set"));
+	json_decref(st);
+	free(text);
+	p256sign_close(h);
+	return n;
+}
+
+/* Searches as programs do, cycles times over, and checks that the daemon was asked for the
+ * certificate `fetches` times meanwhile, and that the object's DER is der. */
+static void searches(CK_SESSION_HANDLE s, int cycles, json_int_t fetches, const uint8_t *der,
+	size_t len)
+{
+	CK_OBJECT_CLASS cert = CKO_CERTIFICATE;
+	CK_ATTRIBUTE by_cert = { CKA_CLASS, &cert, sizeof(cert) };
+	json_int_t before = certificate_requests(NULL);
+	CK_OBJECT_HANDLE h[4];
+
+	for (int i = 0; i < cycles; i++) {
+		CHECK(find(s, NULL, 0, h, 4) == 3);
+		CHECK(find(s, &by_cert, 1, h, 4) == 1);
+		check_bytes(s, h[0], CKA_VALUE, der, len);
+	}
+	CHECK(certificate_requests(NULL) - before == fetches);
+}
+
+/* The daemon's configuration names its copy of the certificate: pem in its place, and a reload
+ * (returns once the daemon runs the new key set). */
+static void reload_certificate(const char *pem)
+{
+	char path[192], tmp[200], cmd[512];
+	json_int_t key_set, now;
+
+	(void)certificate_requests(&key_set);
+	snprintf(path, sizeof(path), "%s/cert", daemon_.dir);
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	snprintf(cmd, sizeof(cmd), "cp %s %s && chmod 600 %s", pem, tmp, tmp);
+	CHECK(system(cmd) == 0 && rename(tmp, path) == 0);
+	daemon_signal(&daemon_, SIGHUP);
+	for (now = key_set; now == key_set; usleep(10000))
+		(void)certificate_requests(&now);
+	CHECK(now == key_set + 1);
+}
+
+/*
+ * A certificate is asked of the daemon only when LIST_KEYS names another DER than the module holds
+ * (certificate_sha256): once for the key at the first listing, not at the searches after it; after
+ * a reload that changes it, once more at the next search, whose object has the new DER.
+ */
+static void case_certificate_cache(void)
+{
+	json_int_t before;
+	CK_SESSION_HANDLE s;
+
+	/* A fresh module holds no certificate. */
+	CHECK_RV(p11->C_Finalize(NULL), CKR_OK);
+	initialize();
+	before = certificate_requests(NULL);
+	s = open_session();		/* the first listing */
+	CHECK(certificate_requests(NULL) - before == 1);
+	searches(s, 10, 0, cert_der, cert_len);
+	reload_certificate(renewed.pem);
+	searches(s, 1, 1, renewed.der, renewed.len);
+	searches(s, 10, 0, renewed.der, renewed.len);
+	reload_certificate(cert_pem);	/* the first one again, for the cases after this one */
+	searches(s, 3, 1, cert_der, cert_len);
+	CHECK_RV(p11->C_CloseSession(s), CKR_OK);
+}
+
+/*
+ * The module's p256sign_certificate: this one, which the executable exports (export_dynamic) and
+ * the dynamic linker finds before libp256sign's, reloads the daemon with the next of
+ * changes[] (while any is left) before it asks libp256sign's: as if the key set changed between
+ * the module's LIST_KEYS and its CERTIFICATE.
+ */
+static int (*real_certificate)(struct p256sign *, const struct p256sign_key *, uint8_t *,
+	size_t, size_t *);
+static const char *changes[2];
+static size_t nchanges, next_change;
+
+int p256sign_certificate(struct p256sign *h, const struct p256sign_key *key, uint8_t *der,
+	size_t cap, size_t *der_len)
+{
+	if (next_change < nchanges)
+		reload_certificate(changes[next_change++]);
+	return real_certificate(h, key, der, cap, der_len);
+}
+
+static void change_before_certificates(const char *first, const char *second)
+{
+	changes[0] = first;
+	changes[1] = second;
+	nchanges = second != NULL ? 2 : 1;
+	next_change = 0;
+}
+
+/*
+ * A reload between the module's LIST_KEYS and its CERTIFICATE: the DER's SHA-256 is not the one
+ * listed. The module reads the list once more and asks for the certificate it names; when that
+ * changed meanwhile too, the key has no certificate object this time, and has it at the next
+ * search.
+ */
+static void case_certificate_changed_meanwhile(void)
+{
+	CK_OBJECT_HANDLE h[4];
+	CK_SESSION_HANDLE s = open_session();
+	json_int_t before;
+
+	/* The module holds the first certificate; the daemon gets the renewed one, and the third
+	 * just before the module asks for the renewed one. */
+	reload_certificate(renewed.pem);
+	change_before_certificates(third.pem, NULL);
+	searches(s, 1, 2, third.der, third.len);
+	CHECK(next_change == 1);
+	/* Changed before both requests: no certificate object this time. */
+	reload_certificate(cert_pem);
+	change_before_certificates(renewed.pem, third.pem);
+	before = certificate_requests(NULL);
+	CHECK(find(s, NULL, 0, h, 4) == 2);
+	CHECK(next_change == 2 && certificate_requests(NULL) - before == 2);
+	searches(s, 1, 1, third.der, third.len);
+	reload_certificate(cert_pem);	/* the first one again, for the cases after this one */
+	searches(s, 1, 1, cert_der, cert_len);
+	CHECK_RV(p11->C_CloseSession(s), CKR_OK);
+}
+
 /* Reads a whole small file into buf. */
 static size_t read_file(const char *path, uint8_t *buf, size_t cap)
 {
@@ -386,6 +537,22 @@ static size_t read_file(const char *path, uint8_t *buf, size_t cap)
 		CHECK(fn((obj), &p_) == n_); \
 		(len) = (size_t)n_; \
 	} while (0)
+
+/* The test's CA issues another certificate for the daemon's key (make_certificate's request). */
+static void issue(const char *name, const char *serial, struct issued *c)
+{
+	char cmd[512], der_path[160];
+
+	snprintf(c->pem, sizeof(c->pem), "%s/%s.pem", cert_dir, name);
+	snprintf(der_path, sizeof(der_path), "%s/%s.der", cert_dir, name);
+	snprintf(cmd, sizeof(cmd),
+		"cd %s && openssl x509 -req -in leaf.csr -CA ca.pem -CAkey ca.key -set_serial %s "
+		"-days 2 -out %s.pem 2>/dev/null && openssl x509 -in %s.pem -outform DER -out %s.der",
+		cert_dir, serial, name, name, name);
+	CHECK(system(cmd) == 0);
+	c->len = read_file(der_path, c->der, sizeof(c->der));
+	CHECK(c->len != cert_len || memcmp(c->der, cert_der, cert_len) != 0);
+}
 
 /* A CA of the test's signs a certificate for the daemon's key; its fields by libcrypto. */
 static void make_certificate(const char *key_file)
@@ -414,6 +581,8 @@ static void make_certificate(const char *key_file)
 	I2D(i2d_ASN1_INTEGER, X509_get_serialNumber(x), serial_der, serial_len);
 	CHECK(subject_len != issuer_len || memcmp(subject_der, issuer_der, subject_len) != 0);
 	X509_free(x);
+	issue("renewed", "0x0102", &renewed);
+	issue("third", "0x0103", &third);
 }
 
 static void case_sign(void)
@@ -688,6 +857,8 @@ int main(int argc, char **argv)
 	cfg.cert_file = cert_pem;
 	daemon_start(&daemon_, argv[1], &cfg);
 	snprintf(reserved, sizeof(reserved), "socket=%s timeout_ms=10000", daemon_.socket);
+	CHECK((sym = dlsym(RTLD_NEXT, "p256sign_certificate")) != NULL);
+	memcpy(&real_certificate, &sym, sizeof(sym));
 	CHECK((module = dlopen(argv[3], RTLD_NOW | RTLD_LOCAL)) != NULL);
 	/* POSIX dlsym: a function's address as an object pointer, copied into a function pointer. */
 	CHECK((sym = dlsym(module, "C_GetFunctionList")) != NULL);
@@ -700,6 +871,8 @@ int main(int argc, char **argv)
 	case_sessions();
 	case_objects();
 	case_certificate();
+	case_certificate_cache();
+	case_certificate_changed_meanwhile();
 	case_sign();
 	case_threads();
 	case_fork();

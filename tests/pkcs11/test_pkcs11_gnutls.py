@@ -4,7 +4,8 @@
 through the module (the certificate object: the daemon's CERTIFICATE; no certificate file):
 gnutls-cli and openssl s_client complete TLS 1.3 and TLS 1.2 ECDHE-ECDSA handshakes, each
 certificate verified against the one the daemon was configured with, each handshake one audit
-record of the daemon. The same server with the tls-server key fails its handshakes: GnuTLS gives PKCS#11 the
+record of the daemon, and the server's start and handshakes one CERTIFICATE request per key
+with a certificate (the module fetches a certificate only when it changed). The same server with the tls-server key fails its handshakes: GnuTLS gives PKCS#11 the
 handshake's digest (CKM_ECDSA), which a purpose-bound key never signs (docs/pkcs11.md).
 gnutls-serv cannot be told to listen on 127.0.0.1 only, so the test runs in a network namespace
 of its own, whose loopback is its only interface.
@@ -99,6 +100,15 @@ def main():
     for client in (gnutls_cli, s_client):
         for version in ("1.3", "1.2"):
             handshake_ok(client, port, version)
+    # The module asks for a certificate only when LIST_KEYS names a DER it does not hold
+    # (certificate_sha256), although gnutls-serv searches the token's objects about ten times as
+    # it starts: one CERTIFICATE, so one record, per key with a certificate (rfc, web; the audit
+    # key has none) and module load. gnutls-serv loads the module once (measured: all its
+    # records on one connection), and the handshakes search no more.
+    certs = pkcs11lib.audit_records("certificate")[before:]
+    check(sorted(r["key"] for r in certs) == ["rfc", "web"] and
+          len({r["conn"] for r in certs}) == 1,
+          "one certificate request per key with a certificate: %s" % certs)
     stop_server(proc)
 
     CA["file"] = path("web-cert.pem")
