@@ -46,8 +46,9 @@ static int stopped(struct event_base *base)
 	return event_base_got_exit(base) || event_base_got_break(base);
 }
 
-/* Whether the parent polls after its last work at now: an answer due within the poll, or
- * clients whose idle gaps are within it. Going idle with no answer due begins a client gap. */
+/* Whether the parent polls after its last work at now: an answer due within the poll from
+ * signers not saturated, or clients whose idle gaps are within it. Going idle with no answer due
+ * begins a client gap. */
 static int parent_polls(struct busypoll *bp, const struct busypoll_hooks *h, uint64_t now)
 {
 	uint64_t wait;
@@ -55,7 +56,7 @@ static int parent_polls(struct busypoll *bp, const struct busypoll_hooks *h, uin
 	h->worked(h->arg);
 	wait = h->due(h->arg, now);
 	if (wait != UINT64_MAX)
-		return bp->poll_us > 0 && wait <= bp->poll_us;
+		return bp->poll_us > 0 && wait <= bp->poll_us && !h->saturated(h->arg);
 	busypoll_idle(bp, now);
 	return busypoll_pays(bp);
 }

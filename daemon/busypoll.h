@@ -41,11 +41,15 @@ void busypoll_woke(struct busypoll *bp, uint64_t now);
 int busypoll_pays(const struct busypoll *bp);
 
 /*
- * The microseconds until an answer the process waits for is expected (0: due already), or
+ * due: the microseconds until an answer the process waits for is expected (0: due already), or
  * UINT64_MAX when it waits for none: the parent's signers (signers_answer_due_us).
+ * saturated: 1 when the processes that answer have more work than they can take at once
+ * (signers_saturated): the answers then come without polling, and a poll would take a CPU from
+ * them (docs/performance.md, "Polling at 64 connections").
  */
 struct busypoll_hooks {
 	uint64_t (*due)(void *arg, uint64_t now);
+	int (*saturated)(void *arg);
 	/* Called after each turn in which *activity changed (the parent's status updates). */
 	void (*worked)(void *arg);
 	void *arg;
@@ -55,8 +59,9 @@ struct busypoll_hooks {
  * The parent's event loop: runs base until event_base_loopexit or event_base_loopbreak. After
  * each turn in which *activity changed (the callbacks count their work there), it runs
  * non-blocking turns for up to poll_us since the last such work, if an answer is due within
- * poll_us (hooks->due) or the clients' idle gaps say their next request comes within it;
- * otherwise it sleeps in the next blocking turn. Returns 0, or -1 when libevent fails.
+ * poll_us (hooks->due) and those who answer are not saturated (hooks->saturated), or the
+ * clients' idle gaps say their next request comes within it; otherwise it sleeps in the next
+ * blocking turn. Returns 0, or -1 when libevent fails.
  */
 int busypoll_loop(struct event_base *base, unsigned poll_us, const uint64_t *activity,
 	const struct busypoll_hooks *hooks);

@@ -764,6 +764,14 @@ static uint64_t answer_due(void *arg, uint64_t now)
 	return signers_answer_due_us(&d->signers, now);
 }
 
+/* busypoll's other hint: signers with work queued answer without being polled for. */
+static int saturated(void *arg)
+{
+	struct parent *d = arg;
+
+	return signers_saturated(&d->signers);
+}
+
 int parent_main(const char *config_path)
 {
 	static struct parent d;
@@ -774,7 +782,8 @@ int parent_main(const char *config_path)
 	if (start(&d, config_path) != 0)
 		d.failed = 1;
 	else if (busypoll_loop(d.base, d.cfg.busy_poll_us, server_activity(d.srv),
-	    &(struct busypoll_hooks){ .due = answer_due, .worked = worked, .arg = &d }) != 0) {
+	    &(struct busypoll_hooks){ .due = answer_due, .saturated = saturated, .worked = worked,
+	    .arg = &d }) != 0) {
 		log_error("event loop failed");
 		d.failed = 1;
 	}

@@ -21,6 +21,14 @@
 #include "proto.h"
 #include "selftest.h"
 
+/*
+ * More signing requests out than this many per signer, and the signers are saturated
+ * (signers_saturated): each has over 100 us of signing queued, longer than the default poll.
+ * Measured on two vCPUs (docs/performance.md, "Polling at 64 connections"): with 1 per signer
+ * 4 connections lost a fifth of their rate; with 4, 64 connections gained and 4 did not lose.
+ */
+#define SATURATED_PER_SIGNER 4
+
 /* Failed starts in a row that end the daemon, and how long it may go without a signer. */
 #define FAILED_STARTS_MAX 5
 #define NONE_ALIVE_MAX_US (5 * 1000 * 1000)
@@ -744,6 +752,11 @@ uint64_t signers_answer_due_us(const struct signers *p, uint64_t now)
 		due = at < due ? at : due;
 	}
 	return due;
+}
+
+int signers_saturated(const struct signers *p)
+{
+	return p->alive > 0 && p->inflight > SATURATED_PER_SIGNER * (size_t)p->alive;
 }
 
 int signers_healthy(const struct signers *p)

@@ -118,6 +118,13 @@ int signers_sign_tls(struct signers *p, uint32_t key, const struct proto_tls *tl
  */
 uint64_t signers_answer_due_us(const struct signers *p, uint64_t now);
 
+/*
+ * 1 when more than SATURATED_PER_SIGNER (4) signing requests per signer are out: every signer
+ * has its next requests waiting, so answers come without the parent polling for them, and a
+ * polling parent would only take a CPU from a signer (busypoll.h).
+ */
+int signers_saturated(const struct signers *p);
+
 /* 1 while at least one signer of the current generation answers, else 0 (for WATCHDOG=1). */
 int signers_healthy(const struct signers *p);
 

@@ -363,10 +363,21 @@ int main(void)
 	signers_switch(&t.set, 1);
 	CHECK_INT(t.set.alive, 2);
 
+	/* Saturated only with more than 4 requests out per signer: with 8 over 2 signers the
+	 * parent may still poll for their answers; one more, and it does not. */
+	test_case = "saturated";
+	submit(r, 8, 0x22);
+	CHECK(!signers_saturated(&t.set));
+	CHECK_INT(signers_sign(&t.set, 0, r[0].digest, &r[8]), 0);
+	CHECK(signers_saturated(&t.set));
+	UNTIL(all_answered(r, 9));
+	CHECK(!signers_saturated(&t.set));
+
 	/* Requests in flight over both, answered in order. */
 	test_case = "sign";
 	submit(r, NREQ, 0x11);
 	CHECK(signers_answer_due_us(&t.set, clock_now_us()) != UINT64_MAX);	/* answers due */
+	CHECK(signers_saturated(&t.set));	/* NREQ requests out, 2 signers */
 	UNTIL(all_answered(r, NREQ));
 	check_signed(r, NREQ);
 	CHECK(t.fakes[1].signs > 0 && t.fakes[3].signs > 0);
@@ -376,6 +387,7 @@ int main(void)
 	test_case = "idle";
 	UNTIL(!evtimer_pending(t.set.tick_ev, NULL));
 	CHECK(signers_answer_due_us(&t.set, clock_now_us()) == UINT64_MAX);
+	CHECK(!signers_saturated(&t.set));
 	for (int i = 0; i < 20; i++)
 		turn();
 	CHECK(!evtimer_pending(t.set.tick_ev, NULL));
