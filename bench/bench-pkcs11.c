@@ -265,8 +265,9 @@ static double machine_busy_s(void)
 		fclose(f);
 	if (n != 8)
 		return 0;
-	/* user nice system idle iowait irq softirq steal: all but idle and iowait */
-	return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)sysconf(_SC_CLK_TCK);
+	/* user nice system idle iowait irq softirq steal: all but idle, iowait and steal (the
+	 * hypervisor's time for other guests, which no process here used) */
+	return (double)(v[0] + v[1] + v[2] + v[5] + v[6]) / (double)sysconf(_SC_CLK_TCK);
 }
 
 static void window_cpu(struct window_cpu *c)
