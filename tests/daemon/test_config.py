@@ -322,6 +322,18 @@ def root_listing(keys, counter, ids=None, certs=None):
     return json.dumps({"keys": entries}, separators=(",", ":")).encode()
 
 
+def accepted_and_listed(name, keys, what):
+    """--check-config accepts keys; a daemon on them answers root's LIST_KEYS: (daemon, client,
+    the answer's bytes, its keys, their (key_id, public_key))."""
+    r = run("--check-config", write(name, {"keys": keys}))
+    check(r.returncode == 0, "%s is accepted: %s" % (what, r.stderr))
+    d = Daemon(BIN, keys=keys, workers=1)
+    c = d.client()
+    body = c.call(frame(LIST_KEYS, 1)).ok(LIST_KEYS).body
+    got = json.loads(body)["keys"]
+    return d, c, body, got, [(k["key_id"], k["public_key"]) for k in got]
+
+
 def certificate_boundary(files):
     """The 128 keys with 2 ids each (which fit) and the first m with a certificate, each taking
     certificate_not_after and certificate_sha256 at their longest: the most that fit are
@@ -337,13 +349,8 @@ def certificate_boundary(files):
         subprocess.run(["openssl", "req", "-x509", "-new", "-key", files[i], "-subj", "/CN=k%d" % i,
                         "-days", "2", "-out", pems[i]], check=True, capture_output=True)
     fits = listing_keys(128, 2, 0, files=files, certs=m, cert_files=pems)
-    r = run("--check-config", write("fits-certs.json", {"keys": fits}))
-    check(r.returncode == 0, "the most certificates that fit are accepted: %s" % r.stderr)
-    d = Daemon(BIN, keys=fits, workers=1)
-    c = d.client()
-    body = c.call(frame(LIST_KEYS, 1)).ok(LIST_KEYS).body
-    got = json.loads(body)["keys"]
-    ids = [(k["key_id"], k["public_key"]) for k in got]
+    d, c, body, got, ids = accepted_and_listed("fits-certs.json", fits,
+                                               "the most certificates that fit")
     certs = []
     for i, k in enumerate(got[:m]):
         der = subprocess.run(["openssl", "x509", "-in", pems[i], "-outform", "DER"], check=True,
@@ -386,13 +393,7 @@ def list_keys_size():
         files.append(os.path.join(TMP, "list-%d.key" % i))
         openssl_key(files[i])
     fits = listing_keys(128, 2, 0, more, files)
-    r = run("--check-config", write("fits.json", {"keys": fits}))
-    check(r.returncode == 0, "the largest key set that fits is accepted: %s" % r.stderr)
-    d = Daemon(BIN, keys=fits, workers=1)
-    c = d.client()
-    body = c.call(frame(LIST_KEYS, 1)).ok(LIST_KEYS).body
-    got = json.loads(body)["keys"]
-    ids = [(k["key_id"], k["public_key"]) for k in got]
+    d, c, body, got, ids = accepted_and_listed("fits.json", fits, "the largest key set that fits")
     check(body == root_listing(fits, 0, ids),
           "root's answer is the documented JSON, byte for byte")
     check(len(root_listing(fits, COUNTER_MAX, ids)) <= JSON_MAX,
