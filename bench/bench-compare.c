@@ -36,6 +36,7 @@
 #include "keyfile.h"
 #include "p256.h"
 #include "p256sign.h"
+#include "scratch-dir.h"
 
 #ifndef P256SIGND_PATH
 #define P256SIGND_PATH "p256signd"
@@ -488,7 +489,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	if (mkdtemp(dir) == NULL)
+	if (scratch_dir(dir) != 0)	/* removed at exit too: die exits */
 		die("mkdtemp");
 	snprintf(key_file, sizeof(key_file), "%s/key", dir);
 	snprintf(cmd, sizeof(cmd), "ssh-keygen -q -t ecdsa -b 256 -m PEM -N '' -f '%s'", key_file);
@@ -517,8 +518,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < NBACKENDS; i++)
 		median_row(rows, runs, i, nconns, &result[i]);
 	p256_key_clear(&key);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	run_cmd(cmd);
+	if (scratch_dir_remove(dir) != 0)
+		die(dir);
 	report(result, NBACKENDS, conns, nconns, json, seconds, samples, runs);
 	return 0;
 }

@@ -19,12 +19,11 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "daemon"))
-from daemonlib import Daemon, check, openssl_key  # noqa: E402
+from daemonlib import Daemon, check, openssl_key, scratch_dir  # noqa: E402
 
 SOFTHSM = "/usr/lib/x86_64-linux-gnu/softhsm/libsofthsm2.so"
 P11KIT_CLIENT = "/usr/lib/x86_64-linux-gnu/pkcs11/p11-kit-client.so"
@@ -76,7 +75,7 @@ def main():
     build = os.path.abspath(a.build)
     bench = os.path.join(build, "bench", "bench-pkcs11")
     module = os.path.join(build, "client", "pkcs11", "p256sign-pkcs11.so")
-    tmp = tempfile.mkdtemp(prefix="p256sign-bench-pkcs11-")
+    tmp = scratch_dir("p256sign-bench-pkcs11-")
     os.chmod(tmp, 0o755)
     key = os.path.join(tmp, "bench.key")
     openssl_key(key)

@@ -8,12 +8,12 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
                                 "daemon"))
-from daemonlib import Daemon, RFC_DIGEST, RFC_KEY, SIGN, key_name, openssl_key, sign_req  # noqa
+from daemonlib import (Daemon, RFC_DIGEST, RFC_KEY, SIGN, key_name,  # noqa: E402
+                       openssl_key, scratch_dir, sign_req)
 
 RUNS = 200
 
@@ -29,7 +29,7 @@ def times(argv):
 
 def main():
     daemon, ctl = sys.argv[1:3]
-    tmp = tempfile.mkdtemp(prefix="metrics-scrape-")
+    tmp = scratch_dir("metrics-scrape-")
     keys = [{"name": "rfc", "file": RFC_KEY}]
     for name in ("k1", "k2", "k3"):
         path = os.path.join(tmp, name + ".pem")

@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "p256sign.h"
+#include "scratch-dir.h"
 
 static void spawn(struct daemon_proc *d)
 {
@@ -74,7 +75,7 @@ void daemon_start(struct daemon_proc *d, const char *binary, const struct daemon
 	memset(d, 0, sizeof(*d));
 	d->binary = binary;
 	snprintf(d->dir, sizeof(d->dir), "/tmp/p256sign-client-test-XXXXXX");
-	CHECK(mkdtemp(d->dir) != NULL);
+	CHECK(scratch_dir(d->dir) == 0);	/* removed at exit too: a failed CHECK exits */
 	snprintf(key, sizeof(key), "%s/key", d->dir);
 	copy_key(cfg->key_file, key);
 	if (cfg->cert_file != NULL) {
@@ -117,7 +118,6 @@ void daemon_restart(struct daemon_proc *d)
 
 void daemon_stop(struct daemon_proc *d)
 {
-	char cmd[128];
 	int status;
 
 	if (d->pid > 0) {
@@ -125,6 +125,5 @@ void daemon_stop(struct daemon_proc *d)
 		CHECK(waitpid(d->pid, &status, 0) == d->pid);
 		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	}
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d->dir);
-	CHECK(system(cmd) == 0);
+	CHECK(scratch_dir_remove(d->dir) == 0);
 }

@@ -18,6 +18,7 @@
 #include "fd-io.h"
 #include "p256.h"
 #include "proto.h"
+#include "scratch-dir.h"
 
 /* RFC 6979 A.2.5 private key. */
 static const uint8_t mock_d[32] = {
@@ -285,7 +286,7 @@ void mock_start(struct mock *m, enum mock_mode mode)
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
 		die("PR_SET_CHILD_SUBREAPER");
 	snprintf(m->dir, sizeof(m->dir), "/tmp/p256sign-mock-XXXXXX");
-	if (mkdtemp(m->dir) == NULL)
+	if (scratch_dir(m->dir) != 0)	/* removed at exit too: a failed CHECK exits */
 		die("mkdtemp");
 	snprintf(m->path, sizeof(m->path), "%s/sock", m->dir);
 	memcpy(sa.sun_path, m->path, strlen(m->path) + 1);
@@ -312,6 +313,6 @@ void mock_stop(struct mock *m)
 {
 	mock_kill(m);
 	close(m->listen_fd);
-	unlink(m->path);
-	rmdir(m->dir);
+	if (scratch_dir_remove(m->dir) != 0)
+		die(m->dir);
 }

@@ -22,6 +22,7 @@
 #include "mock-server.h"
 #include "p256.h"
 #include "p256sign.h"
+#include "scratch-dir.h"
 
 static const struct p256sign_key key1 = { .name = MOCK_KEY_NAME };
 
@@ -246,7 +247,7 @@ static void case_connect_signals(void)
 	struct p256sign *h;
 	int l, c, filler, rc, saved;
 
-	CHECK(mkdtemp(dir) != NULL);
+	CHECK(scratch_dir(dir) == 0);	/* removed at exit too: a failed CHECK exits */
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/s.sock", dir);
 	l = socket(AF_UNIX, SOCK_STREAM, 0);
 	CHECK(l >= 0 && bind(l, (struct sockaddr *)&addr, sizeof(addr)) == 0 && listen(l, 0) == 0);
@@ -269,8 +270,7 @@ static void case_connect_signals(void)
 	p256sign_close(h);
 	close(filler);
 	close(l);
-	unlink(addr.sun_path);
-	rmdir(dir);
+	CHECK(scratch_dir_remove(dir) == 0);
 }
 
 /* The daemon dies with the request written: P256SIGN_E_CLOSED, no SIGPIPE, no re-send. */

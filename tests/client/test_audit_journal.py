@@ -17,7 +17,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
 import journaldlib  # noqa: E402
@@ -127,7 +126,7 @@ def two_hosts(entries, tmp, ident):
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="p256signctl-journal-")
+    tmp = scratch_dir("p256signctl-journal-")
     try:
         ident = journaldlib.setup(tmp)
         journaldlib.start()

@@ -9,17 +9,20 @@ member has its refusal; the seeds of the fuzz harness verify. Hostile lines neve
 verifier (the meson suite runs it in the sanitizer build too).
 
 Usage: test_audit_verify.py P256SIGNCTL OPENSSL"""
+import atexit
 import hashlib
 import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 
 ctl, openssl = sys.argv[1], sys.argv[2]
 tmp = tempfile.mkdtemp(prefix="p256signctl-audit-")
+atexit.register(shutil.rmtree, tmp, True)     # also when the verifier or a step crashes
 failures = []
 SEAL_LABEL = b"p256sign audit checkpoint v2\x00"
 ZERO = "0" * 64

@@ -11,14 +11,13 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
-from daemonlib import Daemon, RFC_DIGEST, RFC_R, RFC_S, check, fail  # noqa: E402
+from daemonlib import Daemon, RFC_DIGEST, RFC_R, RFC_S, check, fail, scratch_dir  # noqa: E402
 
 daemon_bin, ctl, example = sys.argv[1], sys.argv[2], sys.argv[3]
-tmp = tempfile.mkdtemp(prefix="p256signctl-test-")
+tmp = scratch_dir("p256signctl-test-")
 
 
 def run(*args, stdin=None, env_socket=None, full=False):

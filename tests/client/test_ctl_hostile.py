@@ -5,9 +5,11 @@ pass the daemon's control characters (terminal escape sequences) to the operator
 counters are shown each in its place (signatures, then those with a precomputed nonce).
 
 Usage: test_ctl_hostile.py P256SIGNCTL"""
+import atexit
 import json
 import os
 import re
+import shutil
 import socket
 import struct
 import subprocess
@@ -48,6 +50,7 @@ def serve(listener):
 
 
 tmp = tempfile.mkdtemp(prefix="p256signctl-hostile-")
+atexit.register(shutil.rmtree, tmp, True)     # also when p256signctl times out
 path = os.path.join(tmp, "s.sock")
 listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 listener.bind(path)

@@ -13,15 +13,14 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
 from daemonlib import (Daemon, RFC_DIGEST, RFC_KEY, SIGN, STATUS, LIST_KEYS, check,  # noqa: E402
-                       frame, key_name, openssl_key, sign_req)
+                       frame, key_name, openssl_key, scratch_dir, sign_req)
 
 daemon_bin, ctl, promtool = sys.argv[1:4]
-tmp = tempfile.mkdtemp(prefix="p256signctl-metrics-")
+tmp = scratch_dir("p256signctl-metrics-")
 SAMPLE = re.compile(r'^([a-z_0-9]+)(?:\{(.*)\})? (\S+)$')
 
 

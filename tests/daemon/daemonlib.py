@@ -33,11 +33,38 @@ def private_copy(src, directory):
     return dst
 
 
+_started = []       # the daemons' processes
+_scratch = []       # the directories scratch_dir made
+
+
+def clean_up():
+    """Kills the daemons still running, then removes the directories: at exit, whether the test
+    passed or a check failed (which exits too), and before an exec, which skips atexit."""
+    for proc in _started:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    while _scratch:
+        shutil.rmtree(_scratch.pop(), ignore_errors=True)
+
+
+atexit.register(clean_up)
+# meson ends a test past its timeout with SIGTERM, which would skip atexit: exit as a failed
+# check does instead.
+signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+
+
+def scratch_dir(prefix):
+    """A new directory under /tmp, removed by clean_up."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    _scratch.append(path)
+    return path
+
+
 # Configurations are refused when group or others may write them: whatever the caller's umask
 # (002 for many users), the files the tests write get no group or other write bit.
 os.umask(os.umask(0) | 0o022)
-_KEYS_DIR = tempfile.mkdtemp(prefix="p256signd-keys-")
-atexit.register(shutil.rmtree, _KEYS_DIR, True)
+_KEYS_DIR = scratch_dir("p256signd-keys-")
 RFC_KEY = private_copy(os.path.join(HERE, "keys", "rfc6979.pem"), _KEYS_DIR)
 # RFC 6979 A.2.5: SHA-256("sample") and the deterministic signature under RFC_KEY.
 RFC_DIGEST = bytes.fromhex("af2bdbe1aa9b6ec1e2ade1d694f41fc71a831d0268e9891562113d8a62add1bf")
@@ -259,24 +286,12 @@ def openssl_key(path):
     os.chmod(path, 0o600)
 
 
-_started = []
-
-
-@atexit.register
-def _kill_leftovers():
-    """A failed test must not leave its daemons running."""
-    for proc in _started:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-
-
 class Daemon:
     """p256signd on a socket in a fresh directory, with a notify socket the test reads."""
 
     def __init__(self, binary, keys=None, workers=2, limits=None, extra=None, env=None,
                  wrap=None, wait_ready=True):
-        self.dir = tempfile.mkdtemp(prefix="p256signd-test-")
+        self.dir = scratch_dir("p256signd-test-")
         self.socket = os.path.join(self.dir, "s.sock")
         self.log = os.path.join(self.dir, "stderr.log")
         if keys is None:
@@ -383,6 +398,7 @@ class Daemon:
               "runtime error:" not in text and not re.search(r"^==\d+== ", text, re.M),
               "sanitizer or valgrind report:\n" + text)
         subprocess.run(["rm", "-rf", self.dir], check=True)
+        _scratch.remove(self.dir)
         return text
 
 

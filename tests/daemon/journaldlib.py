@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from daemonlib import check
+from daemonlib import check, clean_up
 
 JOURNAL = "/run/systemd/journal/socket"
 JOURNAL_DIR = "/run/log/journal"
@@ -34,6 +34,7 @@ def enter_namespace():
     """Runs this test again in a private mount namespace, once."""
     if os.environ.get("P256SIGN_TEST_NS") != "1":
         os.environ["P256SIGN_TEST_NS"] = "1"
+        clean_up()      # the keys directory daemonlib made: exec skips atexit
         os.execvp("unshare", ["unshare", "--mount", "--propagation", "private", sys.executable] +
                   sys.argv)
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "scratch-dir.h"
 #include "audit.h"
 #include "keytab.h"
 #include "proto.h"
@@ -127,7 +128,8 @@ static void setup(struct fixture *f, int fail_closed)
 
 	memset(f, 0, sizeof(*f));
 	snprintf(f->dir, sizeof(f->dir), "/tmp/p256sign-reply-XXXXXX");
-	if (mkdtemp(f->dir) == NULL || (f->base = event_base_new()) == NULL)
+	/* removed at exit too: test_fatal exits before teardown */
+	if (scratch_dir(f->dir) != 0 || (f->base = event_base_new()) == NULL)
 		test_fatal("set-up");
 	snprintf(f->file, sizeof(f->file), "%s/audit.jsonl", f->dir);
 	f->cfg = (struct config_audit){ .configured = 1, .file = f->file,
@@ -153,8 +155,7 @@ static void teardown(struct fixture *f)
 	audit_free(&f->a);
 	keytab_free(&f->kt);
 	event_base_free(f->base);
-	unlink(f->file);
-	rmdir(f->dir);
+	CHECK_INT(scratch_dir_remove(f->dir), 0);
 }
 
 static struct conn *new_conn(void)

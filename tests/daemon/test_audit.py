@@ -18,7 +18,6 @@ import re
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -104,7 +103,7 @@ class Setup:
     """Keys: rfc (any), web (tls-server, precomputed nonces), audit (purpose audit)."""
 
     def __init__(self):
-        self.tmp = tempfile.mkdtemp(prefix="p256signd-audit-")
+        self.tmp = scratch_dir("p256signd-audit-")
         os.chmod(self.tmp, 0o755)
         self.audit_key = os.path.join(self.tmp, "audit.pem")
         self.web_key = os.path.join(self.tmp, "web.pem")
@@ -367,7 +366,7 @@ def full_device(binary, s):
 
 
 def full_tmpfs(binary, s):
-    mnt = tempfile.mkdtemp(prefix="p256signd-audit-fs-")
+    mnt = scratch_dir("p256signd-audit-fs-")
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,mode=0755", "tmpfs", mnt], check=True)
     d = None
     try:

@@ -13,7 +13,6 @@ import socket
 import struct
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -103,7 +102,7 @@ def main():
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m,mode=0755", "tmpfs", "/run"], check=True)
     os.makedirs(os.path.dirname(JOURNAL))
     j = Journal()
-    tmp = tempfile.mkdtemp(prefix="p256signd-journal-")
+    tmp = scratch_dir("p256signd-journal-")
     # The tmpfs on /run goes with this process's mount namespace, also after a failure.
     try:
         os.chmod(tmp, 0o755)

@@ -14,7 +14,6 @@ import hashlib
 import os
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -169,7 +168,7 @@ def main():
     binary = sys.argv[1]
     ctl = os.path.join(os.path.dirname(os.path.abspath(binary)), "..", "client", "ctl",
                        "p256signctl")
-    tmp = tempfile.mkdtemp(prefix="p256signd-outage-")
+    tmp = scratch_dir("p256signd-outage-")
     os.chmod(tmp, 0o755)
     mnt = os.path.join(tmp, "fs")
     os.mkdir(mnt)

@@ -15,7 +15,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -181,7 +180,7 @@ def big_extension(tmp):
 
 def main():
     binary = sys.argv[1]
-    tmp = tempfile.mkdtemp(prefix="p256signd-cert-")
+    tmp = scratch_dir("p256signd-cert-")
     os.chmod(tmp, 0o755)  # the key-holder reads the certificates here on reload
     shared_key = os.path.join(tmp, "shared.key")
     plain_key = os.path.join(tmp, "plain.key")

@@ -15,14 +15,13 @@ import stat
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from daemonlib import *  # noqa: E402,F403
 
 BIN = sys.argv[1]
-TMP = tempfile.mkdtemp(prefix="p256signd-config-")
+TMP = scratch_dir("p256signd-config-")
 
 
 def run(*args, env=None, user=None):

@@ -54,7 +54,7 @@ def main():
     check_idle(d, "no audit section")
     d.stop()
 
-    tmp = tempfile.mkdtemp(prefix="p256signd-idle-")
+    tmp = scratch_dir("p256signd-idle-")
     os.chmod(tmp, 0o755)
     audit_key = os.path.join(tmp, "audit.pem")
     openssl_key(audit_key)

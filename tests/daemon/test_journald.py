@@ -13,7 +13,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -68,7 +67,7 @@ def same_records(recs, got, pid):
 
 def main():
     binary = sys.argv[1]
-    tmp = tempfile.mkdtemp(prefix="p256signd-journald-")
+    tmp = scratch_dir("p256signd-journald-")
     try:
         journaldlib.setup(tmp)
         journald = start_journald()

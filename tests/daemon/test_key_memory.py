@@ -33,7 +33,7 @@ def memory(pid):
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="p256signd-keymem-")
+    tmp = scratch_dir("p256signd-keymem-")
     key = os.path.join(tmp, "key.pem")
     openssl_key(key)
     der = subprocess.run(["openssl", "pkey", "-in", key, "-outform", "DER"],

@@ -6,14 +6,13 @@ than one holding the same 40 keys with verify_after_sign off. Both sign, and bot
 start-up self-test, which checks every key with p256_sign_checked (with or without the table)."""
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from daemonlib import *  # noqa: E402,F403
 
 BIN = sys.argv[1]
 N = 40
-KEY_DIR = tempfile.mkdtemp(prefix="p256signd-tables-")
+KEY_DIR = scratch_dir("p256signd-tables-")
 FILES = [RFC_KEY] + [os.path.join(KEY_DIR, "k%d.pem" % i) for i in range(1, N)]
 for path in FILES[1:]:
     openssl_key(path)

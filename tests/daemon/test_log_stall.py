@@ -28,7 +28,7 @@ def read_until_dropped_line(fd, timeout=TIMEOUT):
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="p256signd-stall-")
+    tmp = scratch_dir("p256signd-stall-")
     fifo = os.path.join(tmp, "stderr")
     os.mkfifo(fifo)
     # The test holds the only reader and does not read until the signatures are done.

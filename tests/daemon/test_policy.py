@@ -65,7 +65,7 @@ def as_user(user, socket_path, *requests, groups=None):
 
 def access(binary, tls_gid):
     web = pwd.getpwnam(USERS[0])
-    tmp = tempfile.mkdtemp(prefix="p256signd-policy-")
+    tmp = scratch_dir("p256signd-policy-")
     RFC_KEY2, RFC_KEY3, RFC_KEY4 = (os.path.join(tmp, "k%d.pem" % i) for i in (2, 3, 4))
     for k in (RFC_KEY2, RFC_KEY3, RFC_KEY4):
         openssl_key(k)
@@ -113,7 +113,7 @@ def config_errors(binary):
                         ({"groups": ["p256sign-no-such-group"]}, 'group "p256sign-no-such-group"'),
                         ({"users": [-1]}, "names or numeric ids"),
                         ({"people": []}, "unknown field")):
-        path = os.path.join(tempfile.mkdtemp(prefix="p256signd-policy-"), "c.json")
+        path = os.path.join(scratch_dir("p256signd-policy-"), "c.json")
         with open(path, "w") as f:
             json.dump({"keys": [{"name": "k", "file": RFC_KEY, "allow": allow}]}, f)
         r = subprocess.run([binary, "--check-config", path], capture_output=True, text=True)
@@ -146,7 +146,7 @@ def per_uid_limit(binary):
 def audit_purpose(binary):
     """A key of purpose audit signs checkpoints only: every client's signing request with it is
     denied, root's and an allowed user's alike, while PUBKEY and LIST_KEYS show it."""
-    tmp = tempfile.mkdtemp(prefix="p256signd-policy-")
+    tmp = scratch_dir("p256signd-policy-")
     key = os.path.join(tmp, "audit.pem")
     openssl_key(key)
     keys = [{"name": "rfc", "file": RFC_KEY},

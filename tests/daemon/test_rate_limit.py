@@ -117,7 +117,7 @@ def reload_limits(binary):
 
 
 def config_errors(binary):
-    tmp = tempfile.mkdtemp(prefix="p256signd-rate-")
+    tmp = scratch_dir("p256signd-rate-")
     for bad in (0, 1000001, "10", 1.5):
         path = os.path.join(tmp, "c.json")
         with open(path, "w") as f:

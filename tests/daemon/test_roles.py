@@ -39,7 +39,7 @@ def make_users():
 
 def opens(binary, key):
     """Who opens what at start-up: strace -f of the daemon."""
-    trace = os.path.join(tempfile.mkdtemp(prefix="p256signd-strace-"), "trace")
+    trace = os.path.join(scratch_dir("p256signd-strace-"), "trace")
 
     def wrap(argv):
         return ["strace", "-f", "-qq", "-e", "trace=open,openat,openat2", "-o", trace] + argv
@@ -160,7 +160,7 @@ def sandboxes(binary, key):
 
 def main():
     binary = sys.argv[1]
-    tmp = tempfile.mkdtemp(prefix="p256signd-roles-")
+    tmp = scratch_dir("p256signd-roles-")
     os.chmod(tmp, 0o755)
     key = os.path.join(tmp, "key.pem")
     openssl_key(key)

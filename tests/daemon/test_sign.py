@@ -30,7 +30,7 @@ def openssl_verify(d, spki, digest, raw):
 
 def main():
     binary = sys.argv[1]
-    tmp = tempfile.mkdtemp(prefix="p256signd-keys-")
+    tmp = scratch_dir("p256signd-keys-")
     hedged = os.path.join(tmp, "hedged.pem")
     fast = os.path.join(tmp, "fast.pem")
     pool = os.path.join(tmp, "pool.pem")

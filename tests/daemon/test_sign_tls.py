@@ -45,7 +45,7 @@ def verifies(tmp, pub, content, der):
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="p256signd-tls-")
+    tmp = scratch_dir("p256signd-tls-")
     keys = {}
     for name in ("srv", "cli", "any"):
         keys[name] = os.path.join(tmp, name + ".pem")

@@ -21,7 +21,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -419,7 +418,7 @@ def server_key_exchange_points(c):
 def spec_edges(binary):
     """What section 7 says of a byte too many, section 5.2 of short DER, section 4.2 of high s
     and of purposes and VERIFY, section 6 of `allow`, `purpose` and STATUS `requests`."""
-    tmp = tempfile.mkdtemp(prefix="p256signd-spec-")
+    tmp = scratch_dir("p256signd-spec-")
     web_key = os.path.join(tmp, "web.pem")
     openssl_key(web_key)
     os.chmod(tmp, 0o755)

@@ -21,7 +21,7 @@ def watchdogs(d, seconds):
 
 def main():
     binary = sys.argv[1]
-    tmp = tempfile.mkdtemp(prefix="p256signd-sa-")
+    tmp = scratch_dir("p256signd-sa-")
     path = os.path.join(tmp, "activated.sock")
     os.chmod(tmp, 0o755)
 

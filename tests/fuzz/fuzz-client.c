@@ -20,6 +20,7 @@
 
 #include "p256.h"
 #include "p256sign.h"
+#include "scratch-dir.h"
 
 #define REQUESTS 7
 #define INPUT_MAX 60000		/* below a socket buffer: the write never blocks */
@@ -38,7 +39,7 @@ static void setup(void)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char dir[] = "/tmp/fuzz-client-XXXXXX";
 
-	require(mkdtemp(dir) != NULL);
+	require(scratch_dir(dir) == 0);	/* removed when the fuzzer exits */
 	snprintf(sock_path, sizeof(sock_path), "%s/s", dir);
 	memcpy(sa.sun_path, sock_path, strlen(sock_path) + 1);
 	listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -44,6 +44,15 @@ static inline uint8_t *corpus_file(const char *dir, const char *name, size_t *le
 	return buf;
 }
 
+static char temp_key_path[PATH_MAX];	/* the file temp_key_file made last */
+
+/* At exit: test_fatal ends a test before the caller unlinks its file. */
+static inline void temp_key_file_remove(void)
+{
+	if (temp_key_path[0] != '\0')
+		(void)unlink(temp_key_path);	/* ENOENT when the caller unlinked it already */
+}
+
 /*
  * Writes n bytes to a new temporary file of mode 0600, as mkstemp creates it: the only mode a
  * private key file is read with, where git checks the corpus out 0644. Returns its path (a
@@ -51,11 +60,16 @@ static inline uint8_t *corpus_file(const char *dir, const char *name, size_t *le
  */
 static inline const char *temp_key_file(const void *buf, size_t n)
 {
-	static char path[PATH_MAX];
+	static int registered;
+	char *path = temp_key_path;
 	const char *tmp = getenv("TMPDIR");
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/p256-keytest-XXXXXX", tmp != NULL ? tmp : P_tmpdir);
+	if (!registered && atexit(temp_key_file_remove) != 0)
+		test_fatal("atexit");
+	registered = 1;
+	snprintf(path, sizeof(temp_key_path), "%s/p256-keytest-XXXXXX",
+		tmp != NULL ? tmp : P_tmpdir);
 	if ((fd = mkstemp(path)) < 0)
 		test_fatal("cannot create a temporary file");
 	if (write(fd, buf, n) != (ssize_t)n || close(fd) != 0)

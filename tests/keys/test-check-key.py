@@ -6,6 +6,7 @@ key file that others may access.
 
 Usage: test-check-key.py P256SIGNCTL DIR   (DIR holds MANIFEST and files/)
 """
+import atexit
 import json
 import os
 import shutil
@@ -82,6 +83,7 @@ def main():
     ctl, top = sys.argv[1], sys.argv[2]
     files = os.path.join(top, "files")
     tmp = tempfile.mkdtemp(prefix="p256-check-key-")
+    atexit.register(shutil.rmtree, tmp, True)     # also when a step raises
     keys = os.path.join(tmp, "keys")
     os.mkdir(keys)
     rows = [line.rstrip("\n").split("\t") for line in open(os.path.join(top, "MANIFEST"))

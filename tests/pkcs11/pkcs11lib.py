@@ -6,18 +6,16 @@ rfc-cert.pem and web-cert.pem; audit: the audit key, with an audit file and no c
 module's path, a scratch directory,
 a p11-kit user configuration that registers the module, running programs, and the public key
 and signature checks by openssl. Standard library only; call init() first."""
-import atexit
 import json
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
 from daemonlib import (RFC_KEY, Daemon, check, free_port, openssl_key,  # noqa: E402,F401
-                       wait_listening)
+                       scratch_dir, wait_listening)
 
 NOBODY = 65534
 RFC_ID = "5a7a78cca4a0f420d9bc62bb669c3c2759e39f723d3ae10dcbe0f0815a07ecd4"
@@ -33,8 +31,7 @@ def init(daemon_bin, module_path, preload="", allow=()):
     instrumented module needs in plain programs ("" for none)."""
     global module, tmp, daemon
     module = os.path.abspath(module_path)
-    tmp = tempfile.mkdtemp(prefix="p256sign-pkcs11-test-")
-    atexit.register(shutil.rmtree, tmp, True)     # also when a check fails
+    tmp = scratch_dir("p256sign-pkcs11-test-")
     os.chmod(tmp, 0o755)
     web = path("web.key")
     openssl_key(web)

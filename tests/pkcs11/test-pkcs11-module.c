@@ -31,6 +31,7 @@
 #include "check.h"
 #include "client-testlib.h"
 #include "daemon-runner.h"
+#include "scratch-dir.h"
 
 #define CHECK_RV(expr, want) \
 	do { \
@@ -562,7 +563,7 @@ static void make_certificate(const char *key_file)
 	X509 *x;
 
 	snprintf(cert_dir, sizeof(cert_dir), "/tmp/p256sign-pkcs11-cert-XXXXXX");
-	CHECK(mkdtemp(cert_dir) != NULL);
+	CHECK(scratch_dir(cert_dir) == 0);	/* removed at exit too: a failed CHECK exits */
 	snprintf(cert_pem, sizeof(cert_pem), "%s/cert.pem", cert_dir);
 	snprintf(der_path, sizeof(der_path), "%s/cert.der", cert_dir);
 	snprintf(cmd, sizeof(cmd),
@@ -845,7 +846,6 @@ int main(int argc, char **argv)
 	};
 	CK_RV (*get_list)(CK_FUNCTION_LIST_PTR_PTR);
 	void *module, *sym;
-	char cmd[128];
 	CK_INFO info;
 
 	if (argc != 4) {
@@ -882,8 +882,7 @@ int main(int argc, char **argv)
 	CHECK_RV(p11->C_GetInfo(&info), CKR_CRYPTOKI_NOT_INITIALIZED);
 	case_no_certificate(argv[1], &cfg);
 	daemon_stop(&daemon_);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", cert_dir);
-	CHECK(system(cmd) == 0);
+	CHECK(scratch_dir_remove(cert_dir) == 0);
 	CHECK(dlclose(module) == 0);
 	printf("pkcs11 module: all checks passed\n");
 	return 0;

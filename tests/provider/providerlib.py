@@ -8,13 +8,12 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
 from daemonlib import (STATUS, Daemon, check, frame, free_port, openssl_key,  # noqa: E402,F401
-                       wait_listening)
+                       scratch_dir, wait_listening)
 
 ENV = {}
 ctl = None
@@ -33,7 +32,7 @@ def init(ctl_path, modules, preload):
     if preload:
         # An instrumented provider inside a plain binary needs the sanitizer runtimes first.
         ENV["LD_PRELOAD"] = preload
-    tmp = tempfile.mkdtemp(prefix="p256sign-provider-test-")
+    tmp = scratch_dir("p256sign-provider-test-")
 
 
 bench_handshake = None

@@ -519,8 +519,10 @@ def main():
         print(c.log_text()[-1500:], file=sys.stderr)
         raise
     finally:
-        c.stop()
-        os.unlink(log.name)
+        try:
+            c.stop()
+        finally:
+            os.unlink(log.name)     # also when stopping the container fails
     print("time: %-30s %6.1f s" % ("total", sum(s for _, s in times)))
 
 
