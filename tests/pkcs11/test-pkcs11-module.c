@@ -743,6 +743,33 @@ static void *fork_while_signing(void *arg)
 	return NULL;
 }
 
+/*
+ * Under AddressSanitizer a fork while another thread allocates, starts or exits leaves the child
+ * blocked on the sanitizer's allocator lock, which GCC 12's runtime does not take around fork
+ * (glibc's own malloc does): about 1 run in 10 of this test hung in the ASan build under load.
+ * There the signing threads are joined before the forks, so the forks and the child's rules are
+ * checked but not the concurrency; the plain build and pkcs11-module-valgrind fork while the
+ * threads sign.
+ */
+#ifdef __SANITIZE_ADDRESS__
+#define FORK_WHILE_THREADS_SIGN 0
+#else
+#define FORK_WHILE_THREADS_SIGN 1
+#endif
+
+static void join_fork_signers(struct fork_signer *th, int n)
+{
+	uint8_t digest[32];
+
+	for (int i = 0; i < n; i++) {
+		CHECK(pthread_join(th[i].th, NULL) == 0);
+		for (unsigned j = 0; j < PER_THREAD; j++) {
+			test_digest(99000 + j, digest);
+			test_check_sig(point, digest, P256SIGN_RAW, th[i].sig[j], 64);
+		}
+	}
+}
+
 static void case_fork(void)
 {
 	CK_SESSION_HANDLE s = open_session();
@@ -750,12 +777,13 @@ static void case_fork(void)
 	static struct fork_signer th[4];
 	uint8_t digest[32];
 	int status, i;
-	unsigned j;
 	pid_t pid;
 
 	/* Forks while other threads sign: the child must not inherit a held lock. */
 	for (i = 0; i < 4; i++)
 		CHECK(pthread_create(&th[i].th, NULL, fork_while_signing, &th[i]) == 0);
+	if (!FORK_WHILE_THREADS_SIGN)
+		join_fork_signers(th, 4);
 	for (i = 0; i < 3; i++) {
 		CHECK((pid = fork()) >= 0);
 		if (pid == 0)
@@ -763,13 +791,8 @@ static void case_fork(void)
 		CHECK(waitpid(pid, &status, 0) == pid);
 		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	}
-	for (i = 0; i < 4; i++) {
-		CHECK(pthread_join(th[i].th, NULL) == 0);
-		for (j = 0; j < PER_THREAD; j++) {
-			test_digest(99000 + j, digest);
-			test_check_sig(point, digest, P256SIGN_RAW, th[i].sig[j], 64);
-		}
-	}
+	if (FORK_WHILE_THREADS_SIGN)
+		join_fork_signers(th, 4);
 	/* The parent's session goes on. */
 	test_digest(78, digest);
 	sign_digest(s, key, digest);
