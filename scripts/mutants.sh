@@ -16,6 +16,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 only=${1:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# A mutant may crash or be timed out in a test, which then runs no exit handler: what such a
+# test leaves in TMPDIR goes with the work directory.
+# It is open to every user as /tmp is (tests run throwaway users that must reach their files).
+export TMPDIR=$work/tmp
+mkdir -p "$TMPDIR" && chmod 755 "$work" && chmod 1777 "$TMPDIR"
 src=$work/src
 build=$work/build
 start=$(date +%s)
