@@ -65,6 +65,7 @@ struct parent {
 	pid_t kh_pid;
 	struct event *sig_term, *sig_int, *sig_hup, *sig_chld, *watchdog_ev, *status_ev;
 	uint64_t watchdog_usec;
+	int notify;			/* $NOTIFY_SOCKET set: read once, not in every loop pass */
 	char status[160];		/* the last STATUS= sent */
 	int ready;			/* the first generation passed its self-tests */
 	int reloading;
@@ -248,7 +249,7 @@ static void ready_cb(void *arg, uint32_t gen)
 	log_info("ready: %u signers passed the self-test, %zu key(s)", d->signers.want, d->kt.n);
 	status_text(d, d->status, sizeof(d->status));
 	notify_ready(d->status);
-	if (notify_enabled() && event_add(d->status_ev, &tv) != 0)
+	if (d->notify && event_add(d->status_ev, &tv) != 0)
 		log_error("cannot start status updates");
 	if (d->watchdog_usec > 0) {
 		/* Keep-alives at half the period, as sd_watchdog_enabled(3) advises. */
@@ -654,6 +655,7 @@ static int start(struct parent *d, const char *path)
 		return -1;
 	raise_fd_limit(d->cfg.limits.max_connections + 2 * d->cfg.workers + 64);
 	d->watchdog_usec = notify_watchdog_usec();
+	d->notify = notify_enabled();
 	if (listen_open(&d->cfg, &d->ls) != 0)
 		return -1;
 	if (setup_events(d) != 0)
@@ -751,7 +753,7 @@ static void worked(void *arg)
 	struct parent *d = arg;
 	struct timeval tv = { .tv_sec = STATUS_EVERY_MS / 1000 };
 
-	if (d->ready && notify_enabled() && !evtimer_pending(d->status_ev, NULL) &&
+	if (d->ready && d->notify && !evtimer_pending(d->status_ev, NULL) &&
 	    evtimer_add(d->status_ev, &tv) != 0)
 		log_error("cannot arm the status updates");
 }
