@@ -79,7 +79,7 @@ struct p11_session {
 	int multipart;			/* C_SignUpdate was called */
 	CK_MECHANISM_TYPE mech;
 	CK_OBJECT_HANDLE key;
-	uint8_t *buf;			/* the data so far, P11_BUF_MAX bytes */
+	uint8_t *buf;			/* P11_BUF_MAX bytes; the first len hold the data so far */
 	size_t len;
 	void *md;			/* EVP_MD_CTX once CKM_ECDSA_SHA256 data outgrew buf */
 };

@@ -41,7 +41,7 @@ void p11_session_reset(struct p11_session *s)
 	s->nfound = s->pos = 0;
 	s->finding = 0;
 	if (s->buf != NULL)
-		explicit_bzero(s->buf, P11_BUF_MAX);
+		explicit_bzero(s->buf, s->len);
 	free(s->buf);
 	s->buf = NULL;
 	EVP_MD_CTX_free(s->md);

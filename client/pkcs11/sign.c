@@ -90,6 +90,7 @@ static CK_RV append(struct p11_session *s, const uint8_t *data, size_t len)
 		    EVP_DigestInit_ex(s->md, EVP_sha256(), NULL) != 1 ||
 		    EVP_DigestUpdate(s->md, s->buf, s->len) != 1)
 			return CKR_HOST_MEMORY;
+		explicit_bzero(s->buf, s->len);	/* only the first len bytes were ever written */
 		s->len = 0;
 	}
 	return EVP_DigestUpdate(s->md, data, len) == 1 ? CKR_OK : CKR_FUNCTION_FAILED;
@@ -197,7 +198,7 @@ static int sign_request(struct p256sign *h, void *arg)
 static void free_job(struct p11_job *job)
 {
 	if (job->data != NULL)
-		explicit_bzero(job->data, P11_BUF_MAX);
+		explicit_bzero(job->data, job->len);
 	free(job->data);
 	EVP_MD_CTX_free(job->md);
 	explicit_bzero(job->sig, sizeof(job->sig));
