@@ -11,6 +11,8 @@ request makes worker 0 (which gets every lone request) block once and the parent
 polling for the longest period allowed, they block far less. Run alone (not in parallel with other
 tests), so that the client's round trip stays well inside that period."""
 import os
+import re
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -73,6 +75,52 @@ def spaced_requests(poll_us, n=100, gap_s=0.01):
     return used, sleeps
 
 
+def polls_before_sleep(poll_us, n=100, gap_s=0.01):
+    """The parent under strace (epoll_wait and sched_yield only) over n requests gap_s apart,
+    far more than the poll: it polls for each signer's answer, replies, and sleeps. Returns the
+    answers found by a poll (epoll_wait with no timeout returning events) and, of those, the
+    ones followed by another epoll_wait for nothing before the sleep: a pass that looked again
+    after running what it found (EVLOOP_NONBLOCK without EVLOOP_ONCE) makes one every time."""
+    d = Daemon(BIN, keys=KEYS, extra={"busy_poll_us": poll_us})
+    c = d.client()
+    out = os.path.join(scratch_dir("p256signd-busy-poll-"), "trace")
+    tracer = subprocess.Popen(["strace", "-qq", "-p", str(d.proc.pid), "-o", out,
+                               "-e", "trace=epoll_wait,sched_yield"])
+    try:
+        for _ in range(500):
+            if status(d.proc.pid, "TracerPid") == tracer.pid:
+                break
+            time.sleep(0.01)
+        check(status(d.proc.pid, "TracerPid") == tracer.pid, "strace attached to the parent")
+        for i in range(1, n + 1):
+            time.sleep(gap_s)
+            check(c.call(sign_req(i, key_name("k"), RFC_DIGEST)).ok(SIGN).id == i,
+                  "signature %d" % i)
+    finally:
+        tracer.terminate()
+        tracer.wait(10)
+        c.close()
+        d.stop()
+    calls = []      # (timeout, events), sched_yield as None
+    with open(out) as f:
+        for line in f:
+            m = re.match(r"epoll_wait\(.*, (-?\d+)\) += (\d+)", line)
+            if m is not None:
+                calls.append((int(m.group(1)), int(m.group(2))))
+            elif line.startswith("sched_yield"):
+                calls.append(None)
+    found = wasted = 0
+    for look, after, then in zip(calls, calls[1:], calls[2:]):
+        if look is None or look[0] != 0 or look[1] == 0 or after is None:
+            continue
+        if after[0] != 0:
+            found += 1          # the answer, then the sleep
+        elif after[1] == 0 and then is not None and then[0] != 0:
+            found += 1          # the answer, a look for nothing, then the sleep
+            wasted += 1
+    return found, wasted
+
+
 def main():
     (parent, worker), idle = sleeps_per_request(0)
     print("busy_poll_us 0: sleeps per request: parent %.2f, worker %.2f" % (parent, worker))
@@ -93,6 +141,12 @@ def main():
           "per request %.2f" % (used, sleeps))
     check(sleeps >= 1.0, "between spaced requests the parent sleeps")
     check(used < 10, "no polling for requests that come far apart (%d ticks)" % used)
+    found, wasted = polls_before_sleep(1000)
+    print("busy_poll_us 1000, requests 10 ms apart, under strace: %d answers found by a poll "
+          "before the sleep, %d of them with a look for nothing after" % (found, wasted))
+    check(found >= 50, "the parent polls for the signer's answer, then sleeps")
+    # A timer due at that moment (the signers' tick, 10 a second) makes one legitimately.
+    check(wasted <= found // 10, "a poll that found the answer looks no more before the sleep")
     print("ok")
 
 
