@@ -11,7 +11,8 @@ counts the CPU time of the signing window, the callers' and the whole machine's 
 hold only on an otherwise quiet machine): signatures per CPU-second, which sets the rate on a
 machine whose cores the callers share with the server side.
 Usage (from the source tree, a build in BUILD):
-  python3 bench/bench-pkcs11.py BUILD [--seconds S] [--rounds R] [--processes 1,64]"""
+  python3 bench/bench-pkcs11.py BUILD [--seconds S] [--rounds R] [--processes 1,64]
+                                 [--workers N] [--busy-poll-us N] [--only-ours]"""
 import argparse
 import json
 import os
@@ -71,6 +72,11 @@ def main():
     ap.add_argument("--seconds", type=float, default=3)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--processes", default="1,64")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                    help="the daemon's signers (default: one per CPU)")
+    ap.add_argument("--busy-poll-us", type=int, help="the daemon's busy_poll_us (default: its own)")
+    ap.add_argument("--only-ours", action="store_true",
+                    help="the p256sign module alone (no ratios): for comparing daemon settings")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
     bench = os.path.join(build, "bench", "bench-pkcs11")
@@ -81,8 +87,9 @@ def main():
     openssl_key(key)
     daemon = Daemon(os.path.join(build, "daemon", "p256signd"),
                     keys=[{"name": "bench", "file": key, "verify_after_sign": True}],
-                    workers=os.cpu_count() or 1,
-                    limits={"max_connections": 1024})
+                    workers=a.workers,
+                    limits={"max_connections": 1024},
+                    extra=None if a.busy_poll_us is None else {"busy_poll_us": a.busy_poll_us})
     server, p11kit_env = softhsm_behind_p11kit(tmp)
     ours_env = dict(os.environ, P256SIGN_SOCKET=daemon.socket)
     results = {}
@@ -93,6 +100,8 @@ def main():
                         ("p256sign", module, ours_env, ()),
                         ("p11-kit+softhsm2", P11KIT_CLIENT, p11kit_env,
                          ("--pin", PIN, "--token", "bench"))):
+                    if a.only_ours and name != "p256sign":
+                        continue
                     rep = run_bench(bench, mod, n, a.seconds, env, extra)
                     rep["name"] = name
                     print(json.dumps(rep), flush=True)
@@ -104,6 +113,11 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
     for n in sorted({k[1] for k in results}):
         ours = results[("p256sign", n)]
+        if a.only_ours:
+            print("%3d processes: p256sign %.0f/s, machine CPU per signature %.1f us" % (
+                n, statistics.median(x["signatures_per_s"] for x in ours),
+                statistics.median(x["cpu_us_per_signature"]["machine"] for x in ours)))
+            continue
         theirs = results[("p11-kit+softhsm2", n)]
         rate = [statistics.median(x["signatures_per_s"] for x in v) for v in (ours, theirs)]
         p50 = [statistics.median(x["latency_us"]["p50"] for x in v) for v in (ours, theirs)]
