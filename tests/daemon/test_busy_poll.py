@@ -144,7 +144,7 @@ def main():
     found, wasted = polls_before_sleep(1000)
     print("busy_poll_us 1000, requests 10 ms apart, under strace: %d answers found by a poll "
           "before the sleep, %d of them with a look for nothing after" % (found, wasted))
-    check(found >= 50, "the parent polls for the signer's answer, then sleeps")
+    check(found >= 10, "the parent polls for the signer's answer, then sleeps (%d times)" % found)
     # A timer due at that moment (the signers' tick, 10 a second) makes one legitimately.
     check(wasted <= found // 10, "a poll that found the answer looks no more before the sleep")
     print("ok")
