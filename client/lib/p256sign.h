@@ -428,15 +428,21 @@ struct p256sign_cert_fields {
 	size_t issuer_len;
 	const uint8_t *subject;		/* subject: the Name's SEQUENCE */
 	size_t subject_len;
+	/* validity's notBefore and notAfter as "YYYYMMDD" (PKCS#11's CK_DATE, no NUL): all zero
+	 * bytes when the Time is not in a form of RFC 5280 section 4.1.2.5 (UTCTime YYMMDDHHMMSSZ,
+	 * YY below 50 meaning 20YY, or GeneralizedTime YYYYMMDDHHMMSSZ) */
+	char not_before[8];
+	char not_after[8];
 };
 
 /*
- * Finds the serial number, the issuer and the subject of a DER certificate (len bytes,
- * untrusted), as CERTIFICATE returns it, without checking anything else of it (the daemon checked
- * that it holds the key's point): Certificate ::= SEQUENCE { tbsCertificate SEQUENCE { [0]
- * version OPTIONAL, serialNumber INTEGER, signature SEQUENCE, issuer SEQUENCE, validity SEQUENCE,
- * subject SEQUENCE, ... }, ... } in DER with nothing after it. 0, or P256SIGN_E_CERT_STRUCTURE
- * (*f zeroed).
+ * Finds the serial number, the issuer, the validity's dates and the subject of a DER
+ * certificate (len bytes, untrusted), as CERTIFICATE returns it, without checking anything else
+ * of it (the daemon checked that it holds the key's point): Certificate ::= SEQUENCE {
+ * tbsCertificate SEQUENCE { [0] version OPTIONAL, serialNumber INTEGER, signature SEQUENCE,
+ * issuer SEQUENCE, validity SEQUENCE { notBefore Time, notAfter Time }, subject SEQUENCE, ... },
+ * ... } in DER with nothing after it, Time a UTCTime or a GeneralizedTime. 0, or
+ * P256SIGN_E_CERT_STRUCTURE (*f zeroed).
  */
 P256SIGN_API int p256sign_cert_fields(const uint8_t *der, size_t len,
 	struct p256sign_cert_fields *f);

@@ -46,8 +46,9 @@ static void cert_attrs(const struct p11_key *k, struct p11_attrs *out)
 	add(out, CKA_CERTIFICATE_TYPE, &cert_type, sizeof(cert_type));
 	add(out, CKA_CERTIFICATE_CATEGORY, &cert_category, sizeof(cert_category));
 	ADD_BOOL(out, CKA_TRUSTED, 0);
-	add(out, CKA_START_DATE, "", 0);
-	add(out, CKA_END_DATE, "", 0);
+	/* The validity as CK_DATEs; empty when the certificate's Time was in no RFC 5280 form. */
+	add(out, CKA_START_DATE, f->not_before, f->not_before[0] != 0 ? sizeof(CK_DATE) : 0);
+	add(out, CKA_END_DATE, f->not_after, f->not_after[0] != 0 ? sizeof(CK_DATE) : 0);
 	add(out, CKA_SUBJECT, f->subject, (CK_ULONG)f->subject_len);
 	add(out, CKA_ISSUER, f->issuer, (CK_ULONG)f->issuer_len);
 	add(out, CKA_SERIAL_NUMBER, f->serial, (CK_ULONG)f->serial_len);

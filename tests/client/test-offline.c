@@ -167,18 +167,24 @@ static void point_cases(void)
 	CHECK_RC(p256sign_point_check(p), P256SIGN_E_BAD_POINT);
 }
 
+/* Two UTCTimes, 2025-01-01 and 2049-12-31 (YY 49: the 21st century), a validity's usual form. */
+static const uint8_t validity_utc[] = { 0x30, 0x1e,
+	0x17, 0x0d, '2', '5', '0', '1', '0', '1', '0', '0', '0', '0', '0', '0', 'Z',
+	0x17, 0x0d, '4', '9', '1', '2', '3', '1', '2', '3', '5', '9', '5', '9', 'Z' };
+
 /*
  * A certificate laid out as p256sign_cert_fields reads it: [0] version (when `version`), serial
- * 02 02 00 80, signature 30 00, issuer 30 03 (31 01 00), validity 30 00, subject 30 02 (05 00),
- * and an extension-less rest: the bytes after the subject (here 03 01 00, a BIT STRING) belong
- * to tbsCertificate and are not read.
+ * 02 02 00 80, signature 30 00, issuer 30 03 (31 01 00), the validity given, subject 30 02
+ * (05 00), and an extension-less rest: the bytes after the subject (here 03 01 00, a BIT
+ * STRING) belong to tbsCertificate and are not read.
  */
-static size_t cert_layout(uint8_t *out, int version)
+static size_t cert_layout(uint8_t *out, int version, const uint8_t *validity, size_t vlen)
 {
 	static const uint8_t ver[] = { 0xa0, 0x03, 0x02, 0x01, 0x02 };
-	static const uint8_t rest[] = { 0x02, 0x02, 0x00, 0x80, 0x30, 0x00, 0x30, 0x03, 0x31, 0x01,
-		0x00, 0x30, 0x00, 0x30, 0x02, 0x05, 0x00, 0x03, 0x01, 0x00 };
-	size_t tbs = (version ? sizeof(ver) : 0) + sizeof(rest), n = 0;
+	static const uint8_t head[] = { 0x02, 0x02, 0x00, 0x80, 0x30, 0x00, 0x30, 0x03, 0x31, 0x01,
+		0x00 };
+	static const uint8_t tail[] = { 0x30, 0x02, 0x05, 0x00, 0x03, 0x01, 0x00 };
+	size_t tbs = (version ? sizeof(ver) : 0) + sizeof(head) + vlen + sizeof(tail), n = 0;
 
 	out[n++] = 0x30;
 	out[n++] = (uint8_t)(2 + tbs + 2);
@@ -188,25 +194,89 @@ static size_t cert_layout(uint8_t *out, int version)
 		memcpy(out + n, ver, sizeof(ver));
 		n += sizeof(ver);
 	}
-	memcpy(out + n, rest, sizeof(rest));
-	n += sizeof(rest);
+	memcpy(out + n, head, sizeof(head));
+	n += sizeof(head);
+	memcpy(out + n, validity, vlen);
+	n += vlen;
+	memcpy(out + n, tail, sizeof(tail));
+	n += sizeof(tail);
 	out[n++] = 0x05;	/* signatureAlgorithm, signatureValue: not read either */
 	out[n++] = 0x00;
 	return n;
 }
 
+/* The dates p256sign_cert_fields reads from a certificate with this validity ("" for none). */
+static void check_dates(const uint8_t *validity, size_t vlen, const char *before,
+	const char *after)
+{
+	static const char zero[8];
+	struct p256sign_cert_fields f;
+	uint8_t der[128];
+	size_t n = cert_layout(der, 1, validity, vlen);
+
+	CHECK_RC(p256sign_cert_fields(der, n, &f), 0);
+	CHECK(memcmp(f.not_before, *before ? before : zero, 8) == 0);
+	CHECK(memcmp(f.not_after, *after ? after : zero, 8) == 0);
+	CHECK(f.subject == f.issuer + 5 + vlen && f.subject_len == 4);
+}
+
+static void validity_cases(void)
+{
+	/* 1950 (YY 50 is the 20th century) and a GeneralizedTime in 2050, as RFC 5280 writes
+	 * dates from 2050 on. */
+	static const uint8_t mixed[] = { 0x30, 0x20,
+		0x17, 0x0d, '5', '0', '0', '1', '0', '1', '0', '0', '0', '0', '0', '0', 'Z',
+		0x18, 0x0f, '2', '0', '5', '0', '0', '6', '3', '0', '1', '2', '0', '0', '0', '0', 'Z' };
+	/* Not RFC 5280's forms: no seconds; fractional seconds; a month 13; an offset, not Z. */
+	static const uint8_t odd[] = { 0x30, 0x1e,
+		0x17, 0x0b, '2', '5', '0', '1', '0', '1', '0', '0', '0', '0', 'Z',
+		0x18, 0x0f, '2', '0', '2', '5', '1', '3', '0', '1', '0', '0', '0', '0', '0', '0', 'Z' };
+	static const uint8_t fraction[] = { 0x30, 0x24,
+		0x18, 0x11, '2', '0', '2', '5', '0', '1', '0', '1', '0', '0', '0', '0', '0', '0', '.',
+		'5', 'Z',
+		0x17, 0x0f, '2', '5', '0', '1', '0', '1', '0', '0', '0', '0', '0', '0', '+', '0', '1' };
+	/* Refused: one Time, three, an OCTET STRING for a Time, the empty SEQUENCE. */
+	static const uint8_t one[] = { 0x30, 0x0f,
+		0x17, 0x0d, '2', '5', '0', '1', '0', '1', '0', '0', '0', '0', '0', '0', 'Z' };
+	static const uint8_t three[] = { 0x30, 0x2d,
+		0x17, 0x0d, '2', '5', '0', '1', '0', '1', '0', '0', '0', '0', '0', '0', 'Z',
+		0x17, 0x0d, '2', '5', '0', '1', '0', '1', '0', '0', '0', '0', '0', '0', 'Z',
+		0x17, 0x0d, '2', '5', '0', '1', '0', '1', '0', '0', '0', '0', '0', '0', 'Z' };
+	static const uint8_t octets[] = { 0x30, 0x1e,
+		0x04, 0x0d, '2', '5', '0', '1', '0', '1', '0', '0', '0', '0', '0', '0', 'Z',
+		0x17, 0x0d, '4', '9', '1', '2', '3', '1', '2', '3', '5', '9', '5', '9', 'Z' };
+	static const uint8_t empty[] = { 0x30, 0x00 };
+	const struct { const uint8_t *v; size_t len; } refused[] = {
+		{ one, sizeof(one) }, { three, sizeof(three) }, { octets, sizeof(octets) },
+		{ empty, sizeof(empty) },
+	};
+	struct p256sign_cert_fields f;
+	uint8_t der[128];
+
+	check_dates(validity_utc, sizeof(validity_utc), "20250101", "20491231");
+	check_dates(mixed, sizeof(mixed), "19500101", "20500630");
+	check_dates(odd, sizeof(odd), "", "");
+	check_dates(fraction, sizeof(fraction), "", "");
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		size_t n = cert_layout(der, 0, refused[i].v, refused[i].len);
+
+		CHECK_RC(p256sign_cert_fields(der, n, &f), P256SIGN_E_CERT_STRUCTURE);
+		CHECK(f.not_before[0] == 0 && f.not_after[0] == 0 && f.subject == NULL);
+	}
+}
+
 static void cert_cases(void)
 {
 	struct p256sign_cert_fields f;
-	uint8_t der[64];
+	uint8_t der[128];
 	size_t n;
 
 	for (int version = 0; version <= 1; version++) {
-		n = cert_layout(der, version);
+		n = cert_layout(der, version, validity_utc, sizeof(validity_utc));
 		CHECK_RC(p256sign_cert_fields(der, n, &f), 0);
 		CHECK(f.serial == der + 4 + (version ? 5 : 0) && f.serial_len == 4);
 		CHECK(f.issuer == f.serial + 6 && f.issuer_len == 5);
-		CHECK(f.subject == f.issuer + 7 && f.subject_len == 4);
+		CHECK(f.subject == f.issuer + 5 + sizeof(validity_utc) && f.subject_len == 4);
 		/* Every cut is refused, as is a byte after the certificate. */
 		for (size_t k = 0; k < n; k++) {
 			CHECK_RC(p256sign_cert_fields(der, k, &f), P256SIGN_E_CERT_STRUCTURE);
@@ -215,17 +285,18 @@ static void cert_cases(void)
 		der[n] = 0;
 		CHECK_RC(p256sign_cert_fields(der, n + 1, &f), P256SIGN_E_CERT_STRUCTURE);
 	}
-	n = cert_layout(der, 1);
+	n = cert_layout(der, 1, validity_utc, sizeof(validity_utc));
 	der[9] = 0x04;	/* the serial an OCTET STRING */
 	CHECK_RC(p256sign_cert_fields(der, n, &f), P256SIGN_E_CERT_STRUCTURE);
-	n = cert_layout(der, 0);
+	n = cert_layout(der, 0, validity_utc, sizeof(validity_utc));
 	der[5] = 0x00;	/* an empty INTEGER: 02 00, then the rest is out of step */
 	CHECK_RC(p256sign_cert_fields(der, n, &f), P256SIGN_E_CERT_STRUCTURE);
-	n = cert_layout(der, 0);
+	n = cert_layout(der, 0, validity_utc, sizeof(validity_utc));
 	der[1] = 0x81;	/* a long form where the short one fits: not DER */
 	CHECK_RC(p256sign_cert_fields(der, n, &f), P256SIGN_E_CERT_STRUCTURE);
 	CHECK_RC(p256sign_cert_fields(NULL, 0, &f), P256SIGN_E_CERT_STRUCTURE);
 	CHECK_RC(p256sign_cert_fields(der, n, NULL), P256SIGN_E_INVALID);
+	validity_cases();
 }
 
 int main(void)

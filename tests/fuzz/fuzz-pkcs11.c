@@ -92,23 +92,36 @@ static size_t element(uint8_t *b, uint8_t tag, struct input *in, size_t n)
 	return 2 + n;
 }
 
+/* A validity Time from the input: a UTCTime or a GeneralizedTime of its length in RFC 5280,
+ * whatever its bytes (a date in another form is left empty, not refused). */
+static size_t validity_time(uint8_t *b, struct input *in)
+{
+	int utc = byte(in) & 1;
+
+	return element(b, utc ? 0x17 : 0x18, in, utc ? 13 : 15);
+}
+
 /*
- * A certificate p256sign_cert_fields lays out: the input's serial, issuer and subject contents
- * (up to 35 bytes each, so that every length is of one byte) in tbsCertificate's order, with an
- * empty signature and validity.
+ * A certificate p256sign_cert_fields lays out: the input's serial (up to 20 bytes), issuer and
+ * subject contents (up to 30), so that every length is of one byte, in tbsCertificate's order,
+ * with an empty signature and a validity of two Times from the input.
  */
 static void build_cert(struct input *in, struct p11_key *key)
 {
-	uint8_t der[2 + 2 + 3 * 37 + 2 + 2], *tbs = der + 4;
-	size_t n = 0;
+	uint8_t der[2 + 2 + 22 + 2 + 32 + 36 + 32], *tbs = der + 4;
+	size_t n = 0, v;
 
-	n += element(tbs + n, 0x02, in, 1 + byte(in) % 35);
+	n += element(tbs + n, 0x02, in, 1 + byte(in) % 20);
 	tbs[n++] = 0x30;
 	tbs[n++] = 0;
-	n += element(tbs + n, 0x30, in, byte(in) % 36);
-	tbs[n++] = 0x30;
-	tbs[n++] = 0;
-	n += element(tbs + n, 0x30, in, byte(in) % 36);
+	n += element(tbs + n, 0x30, in, byte(in) % 31);
+	v = n;
+	n += 2;
+	n += validity_time(tbs + n, in);
+	n += validity_time(tbs + n, in);
+	tbs[v] = 0x30;
+	tbs[v + 1] = (uint8_t)(n - v - 2);
+	n += element(tbs + n, 0x30, in, byte(in) % 31);
 	der[0] = 0x30;
 	der[1] = (uint8_t)(n + 2);
 	der[2] = 0x30;
@@ -204,6 +217,23 @@ static void whole_element(const uint8_t *p, size_t len, uint8_t tag, const uint8
 		abort();
 }
 
+/* A validity date as p256sign_cert_fields leaves it: eight zero bytes, or a YYYYMMDD date. */
+static void date_ok(const char d[8])
+{
+	static const char zero[8];
+	int month, day;
+
+	if (memcmp(d, zero, sizeof(zero)) == 0)
+		return;
+	for (int i = 0; i < 8; i++)
+		if (d[i] < '0' || d[i] > '9')
+			abort();
+	month = (d[4] - '0') * 10 + (d[5] - '0');
+	day = (d[6] - '0') * 10 + (d[7] - '0');
+	if (month < 1 || month > 12 || day < 1 || day > 31)
+		abort();
+}
+
 static void cert_fields(const uint8_t *data, size_t size)
 {
 	struct p256sign_cert_fields f;
@@ -223,6 +253,8 @@ static void cert_fields(const uint8_t *data, size_t size)
 	if (f.serial_len < 3 || f.serial + f.serial_len > f.issuer ||
 	    f.issuer + f.issuer_len > f.subject)
 		abort();
+	date_ok(f.not_before);
+	date_ok(f.not_after);
 }
 
 static int unique_ids(const struct p11_key *keys, size_t n)

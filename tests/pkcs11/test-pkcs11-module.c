@@ -58,6 +58,7 @@ static const CK_BYTE p256_oid[] = { 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x
 static char cert_dir[64];
 static char cert_pem[128];
 static uint8_t cert_der[4096], subject_der[512], issuer_der[512], serial_der[32];
+static char not_before[9], not_after[9];	/* YYYYMMDD as libcrypto reads the validity */
 static size_t cert_len, subject_len, issuer_len, serial_len;
 /* Certificates of the same key with other serials, for reloads. */
 struct issued {
@@ -345,6 +346,8 @@ static void case_certificate(void)
 	check_bytes(s, obj, CKA_SUBJECT, subject_der, subject_len);
 	check_bytes(s, obj, CKA_ISSUER, issuer_der, issuer_len);
 	check_bytes(s, obj, CKA_SERIAL_NUMBER, serial_der, serial_len);
+	check_bytes(s, obj, CKA_START_DATE, not_before, 8);
+	check_bytes(s, obj, CKA_END_DATE, not_after, 8);
 	check_bytes(s, obj, CKA_ID, rfc_id, sizeof(rfc_id));
 	check_bytes(s, obj, CKA_LABEL, "rfc", 3);
 	/* The keys carry the certificate's subject. */
@@ -540,6 +543,15 @@ static size_t read_file(const char *path, uint8_t *buf, size_t cap)
 	} while (0)
 
 /* The test's CA issues another certificate for the daemon's key (make_certificate's request). */
+/* A certificate Time as PKCS#11's CK_DATE, read by libcrypto (in UTC). */
+static void ymd(const ASN1_TIME *t, char out[9])
+{
+	struct tm tm;
+
+	CHECK(ASN1_TIME_to_tm(t, &tm) == 1);
+	CHECK(snprintf(out, 9, "%04d%02d%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday) == 8);
+}
+
 static void issue(const char *name, const char *serial, struct issued *c)
 {
 	char cmd[512], der_path[160];
@@ -580,6 +592,9 @@ static void make_certificate(const char *key_file)
 	I2D(i2d_X509_NAME, X509_get_subject_name(x), subject_der, subject_len);
 	I2D(i2d_X509_NAME, X509_get_issuer_name(x), issuer_der, issuer_len);
 	I2D(i2d_ASN1_INTEGER, X509_get_serialNumber(x), serial_der, serial_len);
+	ymd(X509_get0_notBefore(x), not_before);
+	ymd(X509_get0_notAfter(x), not_after);
+	CHECK(strcmp(not_before, not_after) < 0);	/* -days 2: two dates, in order */
 	CHECK(subject_len != issuer_len || memcmp(subject_der, issuer_der, subject_len) != 0);
 	X509_free(x);
 	issue("renewed", "0x0102", &renewed);
