@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-
 #include "hex.h"
+#include "sha256.h"
 
 int keytab_alloc(struct keytab *kt, size_t n)
 {
@@ -34,7 +33,7 @@ int key_public_set_cert(struct key_public *kp, const uint8_t *der, size_t len)
 	uint8_t digest[32];
 
 	if (kp->cert != NULL || len == 0 || len > PROTO_CERT_MAX ||
-	    EVP_Digest(der, len, digest, NULL, EVP_sha256(), NULL) != 1 ||
+	    sha256(der, len, digest) != 0 ||
 	    (kp->cert = malloc(len)) == NULL)
 		return -1;
 	memcpy(kp->cert, der, len);
