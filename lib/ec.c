@@ -47,9 +47,11 @@ static int affine_bytes(const EC_GROUP *g, const EC_POINT *p, uint8_t x[32], uin
 
 /*
  * kG for a secret 1 <= k < n, in constant time, as OpenSSL leaves it: either its affine
- * coordinates (x, y optional; public) or, with X and Z not NULL, its Jacobian X and Z (secret).
+ * coordinates (x, y optional; public) or, with X and Z not NULL, its Jacobian X, Y (optional)
+ * and Z (secret).
  */
-static int base_mul(const scalar *k, uint8_t x[32], uint8_t y[32], uint8_t X[32], uint8_t Z[32])
+static int base_mul(const scalar *k, uint8_t x[32], uint8_t y[32], uint8_t X[32], uint8_t *Y,
+	uint8_t Z[32])
 {
 	const EC_GROUP *g = ec_group();
 	uint8_t kn[33];
@@ -75,7 +77,7 @@ static int base_mul(const scalar *k, uint8_t x[32], uint8_t y[32], uint8_t X[32]
 	    EC_POINT_mul(g, p, kb, NULL, NULL, ctx) != 1)
 		goto out;
 	if (X != NULL)
-		r = ec_jacobian_bytes(g, p, X, NULL, Z, ctx);
+		r = ec_jacobian_bytes(g, p, X, Y, Z, ctx);
 	else
 		r = affine_bytes(g, p, x, y, ctx);
 out:
@@ -91,12 +93,12 @@ out:
 
 int ec_base_mul(const scalar *k, uint8_t x[32], uint8_t y[32])
 {
-	return base_mul(k, x, y, NULL, NULL);
+	return base_mul(k, x, y, NULL, NULL, NULL);
 }
 
-int ec_base_mul_jacobian(const scalar *k, uint8_t X[32], uint8_t Z[32])
+int ec_base_mul_jacobian(const scalar *k, uint8_t X[32], uint8_t *Y, uint8_t Z[32])
 {
-	return base_mul(k, NULL, NULL, X, Z);
+	return base_mul(k, NULL, NULL, X, Y, Z);
 }
 
 int ec_point_decode(const uint8_t *in, size_t len, EC_POINT **out, BN_CTX *ctx)
@@ -161,13 +163,15 @@ static void verify_scalars(const uint8_t digest[32], const uint8_t r_in[32], con
 	scalar_to_bytes(u2, &rs);
 }
 
-/* rp = u1*G + u2*Q, Q by its table when there is one. */
-static int verify_mul(const EC_GROUP *g, EC_POINT *rp, const BIGNUM *u1, const EC_POINT *q,
-	const EC_GROUP *q_table, const BIGNUM *u2, BN_CTX *ctx)
+int ec_mul_pair(EC_POINT *rp, const BIGNUM *u1, const EC_POINT *q, const EC_GROUP *q_table,
+	const BIGNUM *u2, BN_CTX *ctx)
 {
+	const EC_GROUP *g = ec_group();
 	EC_POINT *t = NULL;
 	int ok;
 
+	if (g == NULL)
+		return -1;
 	if (q_table == NULL)
 		return EC_POINT_mul(g, rp, u1, q, u2, ctx) == 1 ? 0 : -1;
 	ok = (t = EC_POINT_new(q_table)) != NULL && EC_POINT_mul(g, rp, u1, NULL, NULL, ctx) == 1 &&
@@ -192,7 +196,7 @@ int ec_verify_equation(const EC_POINT *q, const EC_GROUP *q_table, const uint8_t
 		goto out;
 	verify_scalars(digest, r_in, w, u1, u2);
 	if (BN_bin2bn(u1, 32, u1b) == NULL || BN_bin2bn(u2, 32, u2b) == NULL ||
-	    verify_mul(g, rp, u1b, q, q_table, u2b, ctx) != 0)
+	    ec_mul_pair(rp, u1b, q, q_table, u2b, ctx) != 0)
 		goto out;
 	/*
 	 * R'.x mod n = r, compared in Jacobian coordinates: no inversion (3.5 us). R' at infinity

@@ -22,10 +22,10 @@ const EC_GROUP *ec_group(void);
 int ec_base_mul(const scalar *k, uint8_t x[32], uint8_t y[32]);
 
 /*
- * kG as ec_base_mul computes it, left in Jacobian coordinates: X and Z (secret, below p), for a
- * caller that converts many points at once (field_affine_x_batch).
+ * kG as ec_base_mul computes it, left in Jacobian coordinates: X, Y (if not NULL) and Z (secret,
+ * below p), for a caller that converts many points at once (field_affine_batch).
  */
-int ec_base_mul_jacobian(const scalar *k, uint8_t X[32], uint8_t Z[32]);
+int ec_base_mul_jacobian(const scalar *k, uint8_t X[32], uint8_t *Y, uint8_t Z[32]);
 
 /*
  * The Jacobian coordinates X, Y (if Y is not NULL), Z of p as 32-byte big-endian values, each
@@ -46,6 +46,13 @@ int ec_table_new(const EC_POINT *q, EC_GROUP **out);
 
 /* w = s^-1 * R mod n (Montgomery form, scalar.h) for a public 1 <= s < n, for ec_verify_equation. */
 void ec_sig_inverse(const uint8_t s[32], scalar *w);
+
+/*
+ * rp = u1 G + u2 Q for public scalars (u1 NULL: zero), Q by q_table when it is not NULL (from
+ * ec_table_new: q is then unused), else q. 0, or -1 when OpenSSL fails.
+ */
+int ec_mul_pair(EC_POINT *rp, const BIGNUM *u1, const EC_POINT *q, const EC_GROUP *q_table,
+	const BIGNUM *u2, BN_CTX *ctx);
 
 /*
  * The ECDSA verification equation for public inputs: R' = (e w)G + (r w)Q with w = s^-1 * R as

@@ -139,7 +139,7 @@ static int make_point(const struct p256_pool *pool, struct refill *f, size_t i)
 
 	if ((r = make_nonce(pool->key->d, pool->pages->made + i, f->seeds + SEED_LEN * i,
 		    &f->k)) == 0 &&
-	    (r = ec_base_mul_jacobian(&f->k, f->X[i], f->Z[i])) == 0)
+	    (r = ec_base_mul_jacobian(&f->k, f->X[i], NULL, f->Z[i])) == 0)
 		scalar_to_mont(&f->k_mont[i], &f->k);
 	return r;
 }
@@ -166,7 +166,8 @@ int pool_refill_with_seeds(struct p256_pool *pool, size_t max, const uint8_t *se
 		if ((r = make_point(pool, f, i)) != 0)
 			goto out;
 	/* One inversion mod p for all the points' x, one mod n for all the k. */
-	field_affine_x_batch(f->x, (const uint8_t (*)[32])f->X, (const uint8_t (*)[32])f->Z, want);
+	field_affine_batch(f->x, NULL, (const uint8_t (*)[32])f->X, NULL,
+	    (const uint8_t (*)[32])f->Z, want);
 	sign_invert_all(f->k_mont, f->prefix, f->kinv, want);
 	for (size_t i = 0; i < want; i++) {
 		struct pool_entry *e = &pg->e[pg->ready + m];

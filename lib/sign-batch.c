@@ -3,7 +3,7 @@
  * Batch signing (p256.h): the items' nonces are drawn and their points kG computed one by one,
  * then the affine x of all the points come from one inversion mod p and all the k^-1 from one
  * inversion mod n (Montgomery's trick), and the hedges of the whole batch from one getrandom
- * call; the checked items' verifications share one inversion of their s the same way. Anything
+ * call; the checked items are verified together (sign-batch-check.c). Anything
  * unusual in an item (a bad argument, a rejected RFC 6979 candidate, r or s zero) sends that
  * item alone down the single path, sign_with_hedge, which gives the same bytes as p256_sign for
  * the same hedge.
@@ -25,9 +25,10 @@ struct pending {
 	scalar u;		/* e + r*d */
 };
 
-/* The Jacobian X and Z of the pending items' points, and their affine x. */
+/* The Jacobian coordinates of the pending items' points, and their affine ones. */
 struct points {
-	uint8_t X[P256_BATCH_MAX][32], Z[P256_BATCH_MAX][32], x[P256_BATCH_MAX][32];
+	uint8_t X[P256_BATCH_MAX][32], Y[P256_BATCH_MAX][32], Z[P256_BATCH_MAX][32];
+	uint8_t x[P256_BATCH_MAX][32], y[P256_BATCH_MAX][32];
 };
 
 int sign_draw_random(uint8_t *buf, size_t len)
@@ -47,18 +48,18 @@ int sign_draw_random(uint8_t *buf, size_t len)
 }
 
 /*
- * The first candidate of item i and its point kG in Jacobian coordinates (X, Z); 1 when the
- * item must take the single path. On success p->st stays open for finish_items.
+ * The first candidate of item i and its point kG in Jacobian coordinates (X, Y, Z); 1 when the
+ * item must take the single path. On success p->st stays open for commit_items.
  */
 static int start_item(const struct p256_batch_item *it, const uint8_t *hedge, struct pending *p,
-	scalar *k_mont, uint8_t X[32], uint8_t Z[32])
+	scalar *k_mont, uint8_t X[32], uint8_t Y[32], uint8_t Z[32])
 {
 	scalar k;
 	int r;
 
 	if ((r = signing_start(&p->st, it->key->d, it->digest, it->mode, it->extra, it->extra_len,
 		    hedge)) != 0 ||
-	    (r = signing_candidate(&p->st, &k)) != 0 || (r = ec_base_mul_jacobian(&k, X, Z)) != 0) {
+	    (r = signing_candidate(&p->st, &k)) != 0 || (r = ec_base_mul_jacobian(&k, X, Y, Z)) != 0) {
 		signing_end(&p->st);
 		r = 1;
 	} else
@@ -67,10 +68,14 @@ static int start_item(const struct p256_batch_item *it, const uint8_t *hedge, st
 	return r;
 }
 
-/* r and u of the m pending items, from one conversion of all their points to affine x. */
-static void commit_items(struct pending *p, struct points *pt, size_t m)
+/*
+ * r and u of the m pending items, from one conversion of all their points to affine
+ * coordinates (y too when an item is checked: its verification needs the whole point).
+ */
+static void commit_items(struct pending *p, struct points *pt, size_t m, int checked)
 {
-	field_affine_x_batch(pt->x, (const uint8_t (*)[32])pt->X, (const uint8_t (*)[32])pt->Z, m);
+	field_affine_batch(pt->x, checked ? pt->y : NULL, (const uint8_t (*)[32])pt->X,
+	    (const uint8_t (*)[32])pt->Y, (const uint8_t (*)[32])pt->Z, m);
 	for (size_t j = 0; j < m; j++) {
 		signing_commit_x(&p[j].st, pt->x[j], &p[j].rs, &p[j].u);
 		signing_end(&p[j].st);
@@ -108,45 +113,17 @@ static const uint8_t *hedge_of(const uint8_t *hedges, size_t i)
 	return hedges != NULL ? hedges + SIGN_HEDGE_LEN * i : none;
 }
 
-/*
- * An s out of [1, n) cannot join the product of the batch's inversion, since a zero would make
- * every inverse zero: its item is verified alone, and fails.
- */
-void sign_check_batch(struct p256_batch_item *items, size_t n)
-{
-	scalar s_mont[P256_BATCH_MAX], prefix[P256_BATCH_MAX], w[P256_BATCH_MAX];
-	size_t at[P256_BATCH_MAX], m = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		struct p256_batch_item *it = &items[i];
-
-		if (it->result != 0 || !it->checked)
-			continue;
-		if (!ec_in_range(it->sig + 32)) {
-			it->result = sign_verify_own(it->key, it->digest, it->sig, NULL);
-			continue;
-		}
-		scalar_from_bytes(&s_mont[m], it->sig + 32);
-		scalar_to_mont(&s_mont[m], &s_mont[m]);
-		at[m++] = i;
-	}
-	if (m > 0)
-		sign_invert_all(s_mont, prefix, w, m);
-	for (size_t j = 0; j < m; j++) {
-		struct p256_batch_item *it = &items[at[j]];
-
-		it->result = sign_verify_own(it->key, it->digest, it->sig, &w[j]);
-	}
-}
-
-void sign_batch_with_hedges(struct p256_batch_item *items, size_t n, const uint8_t *hedges)
+void sign_batch_unchecked(struct p256_batch_item *items, size_t n, const uint8_t *hedges,
+	struct sign_nonce_points *nonces)
 {
 	struct pending p[P256_BATCH_MAX];
 	struct points pt;
 	scalar k_mont[P256_BATCH_MAX], prefix[P256_BATCH_MAX], kinv[P256_BATCH_MAX];
 	size_t at[P256_BATCH_MAX];	/* the item of each pending entry */
 	size_t m = 0;
+	int checked = 0;
 
+	memset(nonces->known, 0, sizeof(nonces->known));
 	for (size_t i = 0; i < n; i++) {
 		struct p256_batch_item *it = &items[i];
 
@@ -154,18 +131,25 @@ void sign_batch_with_hedges(struct p256_batch_item *items, size_t n, const uint8
 		it->result = 1;		/* not done: the single path takes it */
 		if (sign_mode_hedged(it->mode) && hedges == NULL)
 			it->result = P256_ERR_RANDOM;
-		else if (start_item(it, hedge_of(hedges, i), &p[m], &k_mont[m], pt.X[m],
-		    pt.Z[m]) == 0)
+		else if (start_item(it, hedge_of(hedges, i), &p[m], &k_mont[m], pt.X[m], pt.Y[m],
+		    pt.Z[m]) == 0) {
+			checked |= it->checked;
 			at[m++] = i;
+		}
 	}
 	if (m > 0) {
-		commit_items(p, &pt, m);
+		commit_items(p, &pt, m, checked);
 		sign_invert_all(k_mont, prefix, kinv, m);
 	}
 	for (size_t j = 0; j < m; j++) {
 		struct p256_batch_item *it = &items[at[j]];
 
 		it->result = signing_finish(&p[j].rs, &p[j].u, &kinv[j], it->sig);
+		if (it->result == 0 && it->checked) {
+			memcpy(nonces->xy[at[j]], pt.x[j], 32);
+			memcpy(nonces->xy[at[j]] + 32, pt.y[j], 32);
+			nonces->known[at[j]] = 1;
+		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct p256_batch_item *it = &items[i];
@@ -174,12 +158,20 @@ void sign_batch_with_hedges(struct p256_batch_item *items, size_t n, const uint8
 			it->result = sign_with_hedge(it->key->d, it->digest, it->mode, it->extra,
 			    it->extra_len, hedge_of(hedges, i), it->sig);
 	}
-	sign_check_batch(items, n);
 	explicit_bzero(p, sizeof(p));
 	explicit_bzero(&pt, sizeof(pt));
 	explicit_bzero(k_mont, sizeof(k_mont));
 	explicit_bzero(prefix, sizeof(prefix));
 	explicit_bzero(kinv, sizeof(kinv));
+}
+
+void sign_batch_with_hedges(struct p256_batch_item *items, size_t n, const uint8_t *hedges)
+{
+	struct sign_nonce_points nonces;
+
+	sign_batch_unchecked(items, n, hedges, &nonces);
+	sign_check_batch(items, n, &nonces);
+	explicit_bzero(&nonces, sizeof(nonces));
 }
 
 int p256_sign_batch(struct p256_batch_item *items, size_t n)

@@ -79,11 +79,41 @@ int sign_draw_random(uint8_t *buf, size_t len);
 void sign_invert_all(const scalar *k_mont, scalar *prefix, scalar *kinv, size_t m);
 
 /*
- * The verification of p256_sign_checked for each item of a signed batch whose result is 0 and
- * that is checked, with all their s^-1 from one inversion (s is public by now): a failing item
- * gets P256_ERR_FAULT and a wiped signature, alone.
+ * The nonce points R = kG of a batch's items as affine x||y: known[i] is nonzero when item i's
+ * is in xy[i] (the batch path computed it; the single path keeps none). Secret until the item's
+ * signature is released; sign_check_batch declassifies them then.
  */
-void sign_check_batch(struct p256_batch_item *items, size_t n);
+struct sign_nonce_points {
+	uint8_t xy[P256_BATCH_MAX][64];
+	uint8_t known[P256_BATCH_MAX];
+};
+
+/*
+ * The verification of p256_sign_checked for each item of a signed batch whose result is 0 and
+ * that is checked: a failing item gets P256_ERR_FAULT and a wiped signature, alone. With nonces
+ * (not NULL), the items whose nonce point it knows are checked together by one randomised
+ * equation (sign-batch-check.c says how and what it guarantees), the others one by one, all
+ * with their s^-1 from one inversion.
+ */
+void sign_check_batch(struct p256_batch_item *items, size_t n,
+	const struct sign_nonce_points *nonces);
+
+/*
+ * The equation of sign-batch-check.c for the m items at[0..m-1] of items (1 <= m <=
+ * P256_BATCH_MAX), each with its nonce point in nonces, r and s in [1, n), and w[j] = s^-1 * R of
+ * item at[j] (ec_sig_inverse): 1 when it holds, so that every one of them verifies (but with
+ * probability at most 2^-63 over the multipliers it draws), 0 when it does not or cannot be
+ * computed (no randomness, OpenSSL failing).
+ */
+int sign_batch_equation(const struct p256_batch_item *items, const size_t *at, const scalar *w,
+	const struct sign_nonce_points *nonces, size_t m);
+
+/*
+ * The signing of sign_batch_with_hedges without its verification: nonces gets the nonce point of
+ * every item the batch path signed, for sign_check_batch.
+ */
+void sign_batch_unchecked(struct p256_batch_item *items, size_t n, const uint8_t *hedges,
+	struct sign_nonce_points *nonces);
 
 /*
  * p256_sign_batch with the hedges given: item i uses hedges[32*i .. 32*i+31] when it is hedged;

@@ -171,12 +171,12 @@ mutant batch-hedge-of-previous-item lib/sign-batch.c unit \
 	'return hedges != NULL ? hedges + SIGN_HEDGE_LEN * i : none;' \
 	'return hedges != NULL ? hedges + SIGN_HEDGE_LEN * (i > 0 ? i - 1 : 0) : none;'
 mutant batch-checked-no-verify lib/sign-batch.c unit \
-	'sign_check_batch(items, n);' \
+	'sign_check_batch(items, n, &nonces);' \
 	''
-mutant batch-check-first-inverse lib/sign-batch.c unit \
+mutant batch-check-first-inverse lib/sign-batch-check.c unit \
 	'it->sig, &w[j]);' \
 	'it->sig, &w[0]);'
-mutant batch-check-range-unguarded lib/sign-batch.c unit \
+mutant batch-check-range-unguarded lib/sign-batch-check.c unit \
 	'if (!ec_in_range(it->sig + 32)) {' \
 	'if (0) {'
 mutant table-never-built lib/sign.c unit \
@@ -272,6 +272,35 @@ mutant verify-x-not-reduced lib/field.c unit \
 mutant table-term-dropped lib/ec.c unit \
 	'ctx) == 1 && EC_POINT_add(g, rp, rp, t, ctx) == 1;' \
 	'ctx) == 1;'
+# the batch's randomised check (lib/sign-batch-check.c), its point sum (lib/point-sum.c) and the
+# field operations under it (lib/field.c)
+mutant batch-check-multipliers-one lib/sign-batch-check.c unit \
+	'a[j] |= (uint64_t)1 << 63;' \
+	'a[j] = 1;'
+mutant batch-check-r-not-x lib/sign-batch-check.c unit \
+	'if (!r_is_x(it->sig, xy[j]))' \
+	'if (0)'
+mutant batch-check-first-key-only lib/sign-batch-check.c unit \
+	'for (size_t k = 0; k < rs->nkeys; k++) {' \
+	'for (size_t k = 0; k < 1; k++) {'
+mutant batch-check-passed-index lib/sign-batch-check.c unit \
+	'passed[known[j]] = 1;' \
+	'passed[j] = 1;'
+mutant point-sum-equal-as-infinity lib/point-sum.c unit \
+	'			dbl(r, p);' \
+	'			memset(r, 0, sizeof(*r));'
+mutant point-sum-digit-not-negated lib/point-sum.c unit \
+	'fe_sub(&t.Y, &(fe){ { 0 } }, &t.Y);' \
+	''
+mutant point-sum-y-uncompared lib/point-sum.c unit \
+	'return memcmp(&a, &b, sizeof(a)) == 0;' \
+	'return 1;'
+mutant point-sum-alpha-twice lib/point-sum.c unit \
+	'fe_add(&alpha, &alpha, &t);' \
+	''
+mutant field-sub-no-add-back lib/field.c unit \
+	'mask = (uint64_t)0 - borrow;' \
+	'mask = 0;'
 mutant verify-precomputed-low-s-ignored lib/verify-key.c unit \
 	'if (verify_low_s_refused(sig, flags))' \
 	'if (0)'

@@ -6,8 +6,10 @@
  * coordinate (Z = 0 gives x = y = 0). With y NULL only x is written. The verification's
  * comparison field_x_mod_n_is on 10,000 of them, with x = r, r + n, r + 1 and r + n - p, and
  * false for Z = 0 (infinity) whatever X and r, X = 0 included (0 = r 0^2). The batch conversion
- * field_affine_x_batch against the same BIGNUM figures for every batch size 1..64 (nonzero Z,
- * the edges 1, 2, p-2, p-1 among them), 400 batches in all.
+ * field_affine_batch against the same BIGNUM figures for every batch size 1..64 (nonzero Z,
+ * the edges 1, 2, p-2, p-1 among them), 400 batches in all, half of them with y. The element
+ * operations of the point arithmetic (fe_add, fe_sub, fe_mul, to and from Montgomery form)
+ * against BN_mod_add, BN_mod_sub and BN_mod_mul on every pair of edges and 20,000 random pairs.
  */
 #include <openssl/bn.h>
 
@@ -124,14 +126,18 @@ static void random_below_p(struct prng *g, uint8_t out[32])
 	reduce_p(out, v);
 }
 
-/* m points at once: each x as BIGNUM computes it alone; nothing written past x[m - 1]. */
-static void check_batch(struct prng *g, const uint8_t edges[5][32], size_t m)
+/*
+ * m points at once: each x (and y, when with_y) as BIGNUM computes it alone; nothing written
+ * past x[m - 1] or y[m - 1], and y untouched without with_y.
+ */
+static void check_batch(struct prng *g, const uint8_t edges[5][32], size_t m, int with_y)
 {
-	uint8_t X[FIELD_BATCH_MAX][32], Z[FIELD_BATCH_MAX][32], x[FIELD_BATCH_MAX + 1][32];
-	uint8_t want[32];
+	uint8_t X[FIELD_BATCH_MAX][32], Y[FIELD_BATCH_MAX][32], Z[FIELD_BATCH_MAX][32];
+	uint8_t x[FIELD_BATCH_MAX + 1][32], y[FIELD_BATCH_MAX + 1][32], want[32];
 
 	for (size_t j = 0; j < m; j++) {
 		random_below_p(g, X[j]);
+		random_below_p(g, Y[j]);
 		do
 			random_below_p(g, Z[j]);
 		while (all_zero(Z[j], 32));
@@ -139,13 +145,60 @@ static void check_batch(struct prng *g, const uint8_t edges[5][32], size_t m)
 			memcpy(Z[j], edges[1 + j % 4], 32);
 	}
 	memset(x, 0xaa, sizeof(x));
-	field_affine_x_batch(x, (const uint8_t (*)[32])X, (const uint8_t (*)[32])Z, m);
+	memset(y, 0x55, sizeof(y));
+	field_affine_batch(x, with_y ? y : NULL, (const uint8_t (*)[32])X,
+	    with_y ? (const uint8_t (*)[32])Y : NULL, (const uint8_t (*)[32])Z, m);
 	for (size_t j = 0; j < m; j++) {
 		expected(want, X[j], Z[j], 2);
 		CHECK_MEM(x[j], want, 32);
+		expected(want, Y[j], Z[j], 3);
+		if (with_y)
+			CHECK_MEM(y[j], want, 32);
 	}
-	for (size_t i = 0; i < 32; i++)
+	for (size_t i = 0; i < 32; i++) {
 		CHECK(x[m][i] == 0xaa);
+		CHECK(y[m][i] == 0x55);
+		CHECK(with_y || y[0][i] == 0x55);
+	}
+}
+
+/* fe_add, fe_sub and fe_mul through the Montgomery form against BN_mod_add, _sub and _mul. */
+static void check_fe(const uint8_t a[32], const uint8_t b[32])
+{
+	BIGNUM *ab = BN_bin2bn(a, 32, NULL), *bb = BN_bin2bn(b, 32, NULL), *t = BN_new();
+	uint8_t got[32], want[32];
+	fe fa, fb, fr;
+
+	if (ab == NULL || bb == NULL || t == NULL)
+		test_fatal("BN_new");
+	fe_from_bytes(&fa, a);
+	fe_from_bytes(&fb, b);
+	fe_to_bytes(got, &fa);
+	CHECK_MEM(got, a, 32);
+	CHECK_INT(fe_is_zero(&fa), all_zero(a, 32));
+	fe_add(&fr, &fa, &fb);
+	fe_to_bytes(got, &fr);
+	if (BN_mod_add(t, ab, bb, p, ctx) != 1 || BN_bn2binpad(t, want, 32) != 32)
+		test_fatal("BN_mod_add");
+	CHECK_MEM(got, want, 32);
+	fe_sub(&fr, &fa, &fb);
+	fe_to_bytes(got, &fr);
+	if (BN_mod_sub(t, ab, bb, p, ctx) != 1 || BN_bn2binpad(t, want, 32) != 32)
+		test_fatal("BN_mod_sub");
+	CHECK_MEM(got, want, 32);
+	fe_mul(&fr, &fa, &fb);
+	fe_to_bytes(got, &fr);
+	if (BN_mod_mul(t, ab, bb, p, ctx) != 1 || BN_bn2binpad(t, want, 32) != 32)
+		test_fatal("BN_mod_mul");
+	CHECK_MEM(got, want, 32);
+	fe_mul(&fa, &fa, &fa);			/* aliased */
+	fe_to_bytes(got, &fa);
+	if (BN_mod_sqr(t, ab, p, ctx) != 1 || BN_bn2binpad(t, want, 32) != 32)
+		test_fatal("BN_mod_sqr");
+	CHECK_MEM(got, want, 32);
+	BN_free(ab);
+	BN_free(bb);
+	BN_free(t);
 }
 
 int main(void)
@@ -183,7 +236,16 @@ int main(void)
 		check_x_mod_n(Z, X);
 	}
 	for (int round = 0; round < 400; round++)
-		check_batch(&g, (const uint8_t (*)[32])edges, 1 + (size_t)round % FIELD_BATCH_MAX);
+		check_batch(&g, (const uint8_t (*)[32])edges, 1 + (size_t)round % FIELD_BATCH_MAX,
+		    round % 2);
+	for (int i = 0; i < 5; i++)
+		for (int j = 0; j < 5; j++)
+			check_fe(edges[i], edges[j]);
+	for (int i = 0; i < 20000; i++) {
+		random_below_p(&g, X);
+		random_below_p(&g, Y);
+		check_fe(X, Y);
+	}
 	BN_free(p);
 	BN_free(n);
 	BN_CTX_free(ctx);

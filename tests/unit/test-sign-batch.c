@@ -4,9 +4,15 @@
  * same inputs, in deterministic mode across batch sizes 1 to 64 with mixed keys, extra bytes and
  * checked items, and in hedged mode given the same hedge bytes (sign_batch_with_hedges against
  * sign_with_hedge, the function p256_sign is made of); each failing item (bad key, bad argument,
- * fault, no randomness) fails alone.
+ * fault, no randomness) fails alone. The batch's randomised check (sign_batch_equation) holds
+ * for right signatures under tabled and untabled keys together, and not when one s, one r or
+ * one nonce point is wrong, nor for two signatures whose nonces were swapped (their errors
+ * cancel in an unweighted sum); sign_check_batch then fails the wrong items alone and releases
+ * the others, also when only the nonce point was wrong.
  */
+#include "ec.h"
 #include "sign-internal.h"
+#include "test-bn.h"
 #include "testutil.h"
 
 #define NKEYS 4
@@ -190,7 +196,7 @@ static void check_corrupted(void)
 	memset(items[1].sig + 32, 0, 32);		/* s = 0 */
 	memcpy(items[3].sig + 32, ORDER, 32);		/* s = n */
 	items[4].sig[5] ^= 0x10;			/* r changed: in range, invalid */
-	sign_check_batch(items, 6);
+	sign_check_batch(items, 6, NULL);
 	for (size_t i = 0; i < 6; i++) {
 		if (i == 1 || i == 3 || i == 4) {
 			CHECK_INT(items[i].result, P256_ERR_FAULT);
@@ -200,6 +206,197 @@ static void check_corrupted(void)
 			CHECK_MEM(items[i].sig, good[i], 64);
 		}
 	}
+}
+
+/* w[j] = s^-1 R of item j, the inverses sign_check_batch gives the equation */
+static void inverses(const struct p256_batch_item *items, size_t n, size_t *at, scalar *w)
+{
+	for (size_t j = 0; j < n; j++) {
+		at[j] = j;
+		ec_sig_inverse(items[j].sig + 32, &w[j]);
+	}
+}
+
+/* e + r d mod n for the item's digest, r and key, and n; the caller frees both. */
+static BIGNUM *e_plus_rd(const struct p256_batch_item *it, BIGNUM **n, BN_CTX *bctx)
+{
+	BIGNUM *r = test_bn(it->sig), *d = test_bn(it->key->d), *e = test_bn(it->digest);
+
+	*n = test_bn(TEST_N);
+	if (BN_nnmod(e, e, *n, bctx) != 1 || BN_mod_mul(r, r, d, *n, bctx) != 1 ||
+	    BN_mod_add(e, e, r, *n, bctx) != 1)
+		test_fatal("e_plus_rd");
+	BN_free(r);
+	BN_free(d);
+	return e;
+}
+
+/*
+ * out = x^-1 (e + r d) for the item's digest, r and key: with x = s the nonce of a right
+ * signature, with x = k the s of a signature made with nonce k. out may be x.
+ */
+static void inverse_times_u(const struct p256_batch_item *it, const uint8_t x[32], uint8_t out[32])
+{
+	BN_CTX *bctx = BN_CTX_new();
+	BIGNUM *n, *u = e_plus_rd(it, &n, bctx), *v = test_bn(x);
+
+	if (bctx == NULL || BN_mod_inverse(v, v, n, bctx) == NULL || BN_mod_mul(v, v, u, n, bctx) != 1)
+		test_fatal("inverse_times_u");
+	test_bn_put(out, v);
+	BN_free(n);
+	BN_free(u);
+	BN_free(v);
+	BN_CTX_free(bctx);
+}
+
+static void nonce_of(const struct p256_batch_item *it, uint8_t k[32])
+{
+	inverse_times_u(it, it->sig + 32, k);
+}
+
+/* s made with nonce k and the item's r as it is now */
+static void make_s(struct p256_batch_item *it, const uint8_t k[32])
+{
+	inverse_times_u(it, k, it->sig + 32);
+}
+
+/*
+ * The s of items a and b re-made with each other's nonce, as a fault mixing up a batch's nonces
+ * would. Both are wrong, and in an unweighted sum of the check their errors cancel
+ * (R'_a = R_b, R'_b = R_a).
+ */
+static void swap_nonces(struct p256_batch_item *items, size_t a, size_t b)
+{
+	uint8_t ka[32], kb[32];
+
+	nonce_of(&items[a], ka);
+	nonce_of(&items[b], kb);
+	make_s(&items[a], kb);
+	make_s(&items[b], ka);
+}
+
+/* y = p - y */
+static void negate_y(uint8_t y[32])
+{
+	static const uint8_t P[32] = {
+		0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff
+	};
+	BIGNUM *p = test_bn(P), *v = test_bn(y);
+
+	if (BN_sub(v, p, v) != 1)
+		test_fatal("BN_sub");
+	test_bn_put(y, v);
+	BN_free(p);
+	BN_free(v);
+}
+
+/* Signs 16 checked items under keys 0 (tabled) and 1 (untabled), digests distinct. */
+static void sign_sixteen(struct p256_batch_item *items, struct sign_nonce_points *nonces)
+{
+	for (size_t i = 0; i < 16; i++) {
+		fill(&items[i], i, 16, P256_NONCE_DETERMINISTIC);
+		items[i].key = &keys[i % 2];
+		items[i].checked = 1;
+	}
+	sign_batch_unchecked(items, 16, NULL, nonces);
+	for (size_t i = 0; i < 16; i++) {
+		CHECK_INT(items[i].result, 0);
+		CHECK_INT(nonces->known[i], 1);
+	}
+}
+
+/* After sign_check_batch: the items in wrong[] failed, wiped; the others kept their good sig. */
+static void check_outcome(const struct p256_batch_item *items, uint8_t good[16][64],
+	const int *wrong)
+{
+	for (size_t i = 0; i < 16; i++) {
+		if (wrong[i]) {
+			CHECK_INT(items[i].result, P256_ERR_FAULT);
+			CHECK(all_zero(items[i].sig, 64));
+		} else {
+			CHECK_INT(items[i].result, 0);
+			CHECK_MEM(items[i].sig, good[i], 64);
+		}
+	}
+}
+
+/*
+ * After a corruption of the signed items: the equation over all 16 does not hold, and
+ * sign_check_batch fails exactly the items listed in bad (up to 4; none when only a nonce point
+ * was corrupted) and releases the others.
+ */
+static void expect_caught(struct p256_batch_item *items, const struct sign_nonce_points *nonces,
+	uint8_t good[16][64], const size_t *bad, size_t nbad)
+{
+	int wrong[16] = { 0 };
+	size_t at[16];
+	scalar w[16];
+
+	for (size_t i = 0; i < nbad; i++)
+		wrong[bad[i]] = 1;
+	inverses(items, 16, at, w);
+	CHECK_INT(sign_batch_equation(items, at, w, nonces, 16), 0);
+	sign_check_batch(items, 16, nonces);
+	check_outcome(items, good, wrong);
+}
+
+static void check_equation(void)
+{
+	struct p256_batch_item items[16];
+	struct sign_nonce_points nonces;
+	uint8_t good[16][64], k[32];
+	size_t at[16];
+	scalar w[16];
+
+	sign_sixteen(items, &nonces);
+	for (size_t i = 0; i < 16; i++)
+		memcpy(good[i], items[i].sig, 64);
+	inverses(items, 16, at, w);
+	for (size_t m = 1; m <= 16; m++)
+		CHECK_INT(sign_batch_equation(items, at, w, &nonces, m), 1);
+	CHECK_INT(sign_batch_equation(items, at + 5, w + 5, &nonces, 3), 1);
+	CHECK_INT(sign_batch_equation(items, at, w, &nonces, 0), 0);
+
+	/* one s wrong (still in range); also alone */
+	items[6].sig[40] ^= 0x04;
+	inverses(items, 16, at, w);
+	CHECK_INT(sign_batch_equation(items, at + 6, w + 6, &nonces, 1), 0);
+	expect_caught(items, &nonces, good, (const size_t[]){ 6 }, 1);
+
+	/* one r wrong: not x(R) mod n */
+	sign_sixteen(items, &nonces);
+	items[9].sig[20] ^= 0x01;
+	expect_caught(items, &nonces, good, (const size_t[]){ 9 }, 1);
+
+	/* r wrong and s made with it and the right nonce: R' = R, but r is not x(R) mod n */
+	sign_sixteen(items, &nonces);
+	nonce_of(&items[12], k);
+	items[12].sig[31] ^= 0x02;
+	make_s(&items[12], k);
+	expect_caught(items, &nonces, good, (const size_t[]){ 12 }, 1);
+
+	/* two nonces swapped: items 2 and 4 (key 0), 3 and 11 (key 1); also 2, 3, 4 alone */
+	sign_sixteen(items, &nonces);
+	swap_nonces(items, 2, 4);
+	swap_nonces(items, 3, 11);
+	inverses(items, 16, at, w);
+	CHECK_INT(sign_batch_equation(items, at + 2, w + 2, &nonces, 3), 0);
+	expect_caught(items, &nonces, good, (const size_t[]){ 2, 3, 4, 11 }, 4);
+
+	/* a nonce point wrong (-R: its y negated), every signature right: all released */
+	sign_sixteen(items, &nonces);
+	negate_y(nonces.xy[7] + 32);
+	expect_caught(items, &nonces, good, NULL, 0);
+
+	/* points not known for some (0, 15, both wrong): those verified alone, the rest together */
+	sign_sixteen(items, &nonces);
+	nonces.known[0] = nonces.known[15] = 0;
+	items[0].sig[50] ^= 0x80;
+	items[15].sig[50] ^= 0x80;
+	sign_check_batch(items, 16, &nonces);
+	check_outcome(items, good, (const int[16]){ [0] = 1, [15] = 1 });
 }
 
 int main(void)
@@ -219,6 +416,7 @@ int main(void)
 	check_hedged_random();
 	check_failures();
 	check_corrupted();
+	check_equation();
 	for (size_t k = 0; k < NKEYS; k++)
 		p256_key_clear(&keys[k]);
 	return test_done("test-sign-batch");
