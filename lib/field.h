@@ -39,8 +39,8 @@ int field_x_mod_n_is(const uint8_t X[32], const uint8_t Z[32], const uint8_t r[3
 
 /*
  * Field elements in Montgomery form (a R mod p, R = 2^256, four limbs, least significant first),
- * for the point arithmetic of lib/point-sum.c. Constant time, like everything above, though that
- * file uses them on public values only.
+ * for the point arithmetic of lib/point-sum.c, on public values only: constant time like
+ * everything above, but they leave their scratch on the stack unwiped.
  */
 typedef struct {
 	uint64_t v[4];
