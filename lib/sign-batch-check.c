@@ -3,8 +3,10 @@
  * The verification of a signed batch (sign-internal.h, sign_check_batch).
  *
  * Each checked item's signature (r, s) on digest e verifies when R' = (e/s)G + (r/s)Q has
- * x(R') mod n = r. The batch signed it, so it knows the nonce point R = kG whose x gave r: the
- * signature is right exactly when R' = R and r = x(R) mod n. For the m items that have their R,
+ * x(R') mod n = r. The batch signed it, so it knows the nonce point R = kG whose x gave r: a
+ * signature made right has R' = R, and R' = R with r = x(R) mod n means it verifies (one with
+ * R' = -R would verify too, but the batch never makes one: it does not normalise s, and such
+ * an item would merely be verified alone, below). For the m items that have their R,
  * the check draws 64-bit multipliers a_j (top bit set, so 2^63 <= a_j < n) after the signing and
  * tests one equation,
  *
