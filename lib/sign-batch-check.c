@@ -57,11 +57,8 @@ static void add_terms(struct right_side *rs, const struct p256_batch_item *it, c
 	scalar_mont_mul(&t, &r, a_mont);	/* a r/s */
 	while (k < rs->nkeys && rs->key[k] != it->key)
 		k++;
-	if (k == rs->nkeys) {
-		rs->key[k] = it->key;
-		memset(&rs->b_q[k], 0, sizeof(rs->b_q[k]));
-		rs->nkeys++;
-	}
+	if (k == rs->nkeys)
+		rs->key[rs->nkeys++] = it->key;	/* its b_q[k] starts at zero */
 	scalar_add(&rs->b_q[k], &rs->b_q[k], &t);
 }
 
@@ -128,20 +125,18 @@ out:
 int sign_batch_equation(const struct p256_batch_item *items, const size_t *at, const scalar *w,
 	const struct sign_nonce_points *nonces, size_t m)
 {
-	struct right_side rs = { .nkeys = 0 };
+	struct right_side rs = { .nkeys = 0 };	/* every term zero */
 	uint8_t xy[P256_BATCH_MAX][64], X[32], Y[32], Z[32];
 	uint64_t a[P256_BATCH_MAX];
 
 	if (m == 0 || m > P256_BATCH_MAX || sign_draw_random((uint8_t *)a, m * sizeof(a[0])) != 0)
 		return 0;
-	memset(&rs.a_g, 0, sizeof(rs.a_g));
 	for (size_t j = 0; j < m; j++) {
 		const struct p256_batch_item *it = &items[at[j]];
 		scalar a_mont;
 
 		a[j] |= (uint64_t)1 << 63;
 		a_mont = (scalar){ { a[j], 0, 0, 0 } };
-
 		memcpy(xy[j], nonces->xy[at[j]], 64);
 		ct_declassify(xy[j], 64);	/* R is public with its signature: x gave r */
 		if (!r_is_x(it->sig, xy[j]))
