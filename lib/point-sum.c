@@ -2,7 +2,7 @@
 /*
  * A sum of public points with short multipliers (point-sum.h), for the check of a signed batch
  * (lib/sign-batch-check.c): OpenSSL 3.0 has no fast path for it (EC_POINTs_mul takes 21 us a
- * point, constant time over all 256 bits), while 64-bit multipliers need only 64 doublings for
+ * point, constant time over all 256 bits), while 64-bit multipliers need only 65 doublings for
  * all the points together and about 13 additions per point. Variable time throughout: every
  * input is public. Points are Jacobian (X, Y, Z) with x = X / Z^2, y = Y / Z^3; Z = 0 is the
  * point at infinity. Formulas: "dbl-2001-b" (a = -3) and "add-1998-cmo-2" of the Explicit-Formulas
