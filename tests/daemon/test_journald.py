@@ -38,19 +38,21 @@ def entries():
     return out
 
 
-def wait_for_entries(path):
-    """The file's records, once the journal has as many entries as the file has lines. The
-    journal is read first: a record goes to it before the file, so a record (a checkpoint, which
-    comes when the key-holder answers) written between the two reads makes them differ."""
+def wait_for_entries(path, checkpoints):
+    """The file's records, once it has at least `checkpoints` checkpoints and the journal as
+    many entries as the file has lines. The journal is read first: a record goes to it before
+    the file, so a record written between the two reads makes them differ. A checkpoint comes
+    when the key-holder answers, after the records it covers: on a busy machine the two can
+    agree before the last one is written."""
     deadline = time.monotonic() + 10
     while True:
         got = entries()
         with open(path) as f:
             recs = [json.loads(l) for l in f]
-        if len(got) == len(recs):
+        if len(got) == len(recs) and sum(r["type"] == "checkpoint" for r in recs) >= checkpoints:
             return recs, got
-        check(time.monotonic() < deadline, "%d records in the file, %d in the journal"
-              % (len(recs), len(got)))
+        check(time.monotonic() < deadline, "%d records in the file, %d in the journal, "
+              "%d checkpoints wanted" % (len(recs), len(got), checkpoints))
         time.sleep(0.1)
 
 
@@ -84,7 +86,7 @@ def main():
         for i in range(25):
             c.call(sign_req(i + 1, key_name("rfc"), RFC_DIGEST)).ok(SIGN)
         c.expect_error(sign_req(99, key_name("audit"), RFC_DIGEST), E["denied"])  # the audit key
-        recs, got = wait_for_entries(path)
+        recs, got = wait_for_entries(path, 2)     # after records 10 and 20
         same_records(recs, got, d.proc.pid)
         signs = [e for e in got if e.get("P256SIGN_OP") == "sign"]
         check(len(signs) == 26 and all(e["P256SIGN_PEER_COMM"] == COMM for e in signs),
@@ -101,7 +103,7 @@ def main():
         stop_journald(journald)
         # Every record the file has, the two journals have: the first's and the second's,
         # read together from the same directory.
-        recs, got = wait_for_entries(path)
+        recs, got = wait_for_entries(path, 3)     # and the stop checkpoint
         same_records(recs, got, d.proc.pid)
         check(recs[-1]["type"] == "checkpoint" and recs[-1]["reason"] == "stop",
               "the stop checkpoint, last: %s" % recs[-1])

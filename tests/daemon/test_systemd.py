@@ -36,12 +36,16 @@ def main():
     # signers' requests are answered by their replacements, after 4 s, not timed out.
     d = Daemon(binary, workers=2, wrap=wrap, wait_ready=False,
                limits={"worker_timeout_ms": 4000, "request_timeout_ms": 8000})
-    # systemd-socket-activate starts the daemon on the first connection attempt.
+    # systemd-socket-activate starts the daemon on the first connection attempt. Its socket's
+    # file exists from bind(), before listen(): until then a connection is refused.
     end = time.monotonic() + TIMEOUT
-    while not os.path.exists(path):
-        check(time.monotonic() < end, "systemd-socket-activate listens")
-        time.sleep(0.02)
-    c = Client(path)
+    while True:
+        try:
+            c = Client(path)
+            break
+        except (FileNotFoundError, ConnectionRefusedError):
+            check(time.monotonic() < end, "systemd-socket-activate listens")
+            time.sleep(0.02)
     d.wait_for("READY=1")
     check(c.call(sign_req(1, RFC, RFC_DIGEST)).ok(SIGN).signature() == RFC_R + RFC_S,
           "signing on the activated socket")
