@@ -38,13 +38,25 @@ static inline uint64_t sub_p(uint64_t d[4], const uint64_t a[4])
 }
 
 /*
+ * r = t - p when that does not borrow or above (the bit above t's four words) is set, else t:
+ * t below 2p reduced below p. d is scratch.
+ */
+static inline void reduce_once(uint64_t r[4], const uint64_t t[4], uint64_t above, uint64_t d[4])
+{
+	uint64_t mask = (uint64_t)0 - (above | (sub_p(d, t) ^ 1));
+
+#pragma GCC unroll 4
+	for (int j = 0; j < 4; j++)
+		r[j] = (d[j] & mask) | (t[j] & ~mask);
+}
+
+/*
  * r = a * b / R mod p for a, b < p; r may alias a or b. t and d are its scratch, left for the
  * caller to wipe. Unrolled: the loops as written took 65 ns a product, unrolled 31.
  */
 static inline __attribute__((always_inline)) void mont_product(uint64_t r[4], const uint64_t a[4],
 	const uint64_t b[4], uint64_t t[6], uint64_t d[4])
 {
-	uint64_t mask;
 	u128 c;
 
 	memset(t, 0, 6 * sizeof(t[0]));
@@ -74,11 +86,7 @@ static inline __attribute__((always_inline)) void mont_product(uint64_t r[4], co
 		t[3] = (uint64_t)c;
 		t[4] = t[5] + (uint64_t)(c >> 64);
 	}
-	/* t < 2p: subtract p unless that borrows (and t[4], the bit above, is clear) */
-	mask = (uint64_t)0 - (t[4] | (sub_p(d, t) ^ 1));
-#pragma GCC unroll 4
-	for (int j = 0; j < 4; j++)
-		r[j] = (d[j] & mask) | (t[j] & ~mask);
+	reduce_once(r, t, t[4], d);		/* t < 2p */
 }
 
 /* mont_product for secret values: its scratch wiped. */
@@ -91,34 +99,46 @@ static void mont_mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4])
 	explicit_bzero(d, sizeof(d));
 }
 
-void field_affine(uint8_t x[32], uint8_t *y, const uint8_t X[32], const uint8_t *Y,
-	const uint8_t Z[32])
+/*
+ * x = X / Z^2 and, if y is not NULL, y = Y / Z^3 from zi = Z^-1 R, the part of field_affine and
+ * field_affine_batch after the inversion. zi is left as it was.
+ */
+static void affine_from_inverse(uint8_t x[32], uint8_t *y, const uint8_t X[32], const uint8_t *Y,
+	const scalar *zi)
 {
-	scalar zi, zi2, v;	/* values mod p, in scalar's limbs (its byte conversions do not reduce) */
+	scalar zi2, v;
 
-	scalar_from_bytes(&zi, Z);
-	modinv(zi.v, zi.v, &MODINV_P);
-	mont_mul(zi.v, zi.v, R2);		/* Z^-1 R */
-	mont_mul(zi2.v, zi.v, zi.v);		/* Z^-2 R */
+	mont_mul(zi2.v, zi->v, zi->v);		/* Z^-2 R */
 	scalar_from_bytes(&v, X);
 	mont_mul(v.v, v.v, zi2.v);		/* X / Z^2 */
 	scalar_to_bytes(x, &v);
 	if (y != NULL) {
-		mont_mul(zi.v, zi.v, zi2.v);	/* Z^-3 R */
+		mont_mul(zi2.v, zi2.v, zi->v);	/* Z^-3 R */
 		scalar_from_bytes(&v, Y);
-		mont_mul(v.v, v.v, zi.v);	/* Y / Z^3 */
+		mont_mul(v.v, v.v, zi2.v);	/* Y / Z^3 */
 		scalar_to_bytes(y, &v);
 	}
-	scalar_wipe(&zi);
 	scalar_wipe(&zi2);
 	scalar_wipe(&v);
+}
+
+void field_affine(uint8_t x[32], uint8_t *y, const uint8_t X[32], const uint8_t *Y,
+	const uint8_t Z[32])
+{
+	scalar zi;	/* values mod p, in scalar's limbs (its byte conversions do not reduce) */
+
+	scalar_from_bytes(&zi, Z);
+	modinv(zi.v, zi.v, &MODINV_P);
+	mont_mul(zi.v, zi.v, R2);		/* Z^-1 R */
+	affine_from_inverse(x, y, X, Y, &zi);
+	scalar_wipe(&zi);
 }
 
 void field_affine_batch(uint8_t (*x)[32], uint8_t (*y)[32], const uint8_t (*X)[32],
 	const uint8_t (*Y)[32], const uint8_t (*Z)[32], size_t m)
 {
 	/* z[j] = Z_j R, c[j] = Z_0 ... Z_j R: the prefix products, in Montgomery form */
-	scalar z[FIELD_BATCH_MAX], c[FIELD_BATCH_MAX], t, zi, zi2, v;
+	scalar z[FIELD_BATCH_MAX], c[FIELD_BATCH_MAX], t, zi;
 
 	if (m == 0 || m > FIELD_BATCH_MAX)
 		return;
@@ -139,23 +159,13 @@ void field_affine_batch(uint8_t (*x)[32], uint8_t (*y)[32], const uint8_t (*X)[3
 			mont_mul(t.v, t.v, z[j].v);		/* (Z_0 ... Z_{j-1})^-1 R */
 		} else
 			zi = t;
-		mont_mul(zi2.v, zi.v, zi.v);		/* Z_j^-2 R */
-		scalar_from_bytes(&v, X[j]);
-		mont_mul(v.v, v.v, zi2.v);		/* X_j / Z_j^2 */
-		scalar_to_bytes(x[j], &v);
-		if (y == NULL)
-			continue;
-		mont_mul(zi.v, zi.v, zi2.v);		/* Z_j^-3 R */
-		scalar_from_bytes(&v, Y[j]);
-		mont_mul(v.v, v.v, zi.v);		/* Y_j / Z_j^3 */
-		scalar_to_bytes(y[j], &v);
+		affine_from_inverse(x[j], y != NULL ? y[j] : NULL, X[j], y != NULL ? Y[j] : NULL,
+		    &zi);
 	}
 	explicit_bzero(z, sizeof(z));
 	explicit_bzero(c, sizeof(c));
 	scalar_wipe(&t);
 	scalar_wipe(&zi);
-	scalar_wipe(&zi2);
-	scalar_wipe(&v);
 }
 
 /* 1 when c Z^2 = X mod p, for c < p and z2 = Z^2 R mod p. */
@@ -215,7 +225,7 @@ void fe_mul(fe *r, const fe *a, const fe *b)
 
 void fe_add(fe *r, const fe *a, const fe *b)
 {
-	uint64_t t[4], d[4], carry = 0, mask;
+	uint64_t t[4], d[4], carry = 0;
 
 #pragma GCC unroll 4
 	for (int j = 0; j < 4; j++) {
@@ -223,11 +233,7 @@ void fe_add(fe *r, const fe *a, const fe *b)
 		t[j] = (uint64_t)c;
 		carry = (uint64_t)(c >> 64);
 	}
-	/* a + b < 2p: subtract p when the sum carried out or is at least p */
-	mask = (uint64_t)0 - (carry | (sub_p(d, t) ^ 1));
-#pragma GCC unroll 4
-	for (int j = 0; j < 4; j++)
-		r->v[j] = (d[j] & mask) | (t[j] & ~mask);
+	reduce_once(r->v, t, carry, d);		/* a + b < 2p */
 }
 
 void fe_sub(fe *r, const fe *a, const fe *b)

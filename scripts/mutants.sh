@@ -233,8 +233,8 @@ mutant inverse-sign-not-corrected lib/modinv.c unit \
 	'normalize(&d, f.v[4] >> 63, m);' \
 	'normalize(&d, 0, m);'
 mutant field-final-subtraction-dropped lib/field.c unit \
-	'mask = (uint64_t)0 - (t[4] | (sub_p(d, t) ^ 1));' \
-	'mask = 0 * sub_p(d, t);'
+	'reduce_once(r, t, t[4], d);' \
+	'memcpy(r, t, 4 * sizeof(r[0]));'
 mutant verify-x-plus-n-unbounded lib/field.c unit \
 	'return rn[0] == 0 && sub_p(d, c.v) == 1 && ' \
 	'return rn[0] == 0 && '
