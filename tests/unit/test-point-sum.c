@@ -20,11 +20,6 @@ static const EC_GROUP *g;
 static BN_CTX *ctx;
 static BIGNUM *p;
 
-static const uint8_t FIELD_P[32] = {
-	0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-	0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
-};
-
 static EC_POINT *point_new(void)
 {
 	EC_POINT *q = EC_POINT_new(g);
@@ -209,7 +204,7 @@ int main(void)
 
 	if ((g = ec_group()) == NULL || (ctx = BN_CTX_new()) == NULL)
 		test_fatal("ec_group");
-	p = test_bn(FIELD_P);
+	p = test_bn(TEST_P);
 	for (size_t round = 0; round < 200; round++)
 		check_random(&rng, 1 + round % POINT_SUM_MAX);
 	check_repeated(&rng);

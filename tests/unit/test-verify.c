@@ -16,12 +16,6 @@
 #include "test-bn.h"
 #include "testutil.h"
 
-/* The field prime p, big-endian. */
-static const uint8_t P[32] = {
-	0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
-};
-
 static EC_GROUP *group;
 static BN_CTX *ctx;
 static const BIGNUM *order;
@@ -188,16 +182,16 @@ static void check_points(const uint8_t pub[65], const uint8_t digest[32], const 
 	encode(pt, small);
 	CHECK_INT(p256_point_check(small), 0);
 	memcpy(t, small, 65);
-	BN_bin2bn(P, 32, x);
+	BN_bin2bn(TEST_P, 32, x);
 	BN_add_word(x, small[32]);		/* x < 256, so x + p < 2^256 */
 	test_bn_put(t + 1, x);
 	refused(digest, sig, t, P256_ERR_POINT);
 	CHECK_INT(p256_point_check(t), P256_ERR_POINT);
 	memcpy(t, pub, 65);			/* x = p, y >= p */
-	memcpy(t + 1, P, 32);
+	memcpy(t + 1, TEST_P, 32);
 	refused(digest, sig, t, P256_ERR_POINT);
 	memcpy(t, pub, 65);
-	memcpy(t + 33, P, 32);
+	memcpy(t + 33, TEST_P, 32);
 	refused(digest, sig, t, P256_ERR_POINT);
 	memset(t + 33, 0xff, 32);
 	refused(digest, sig, t, P256_ERR_POINT);
