@@ -157,8 +157,8 @@ void sign_check_batch(struct p256_batch_item *items, size_t n,
 {
 	scalar s_mont[P256_BATCH_MAX], prefix[P256_BATCH_MAX], w[P256_BATCH_MAX];
 	scalar w_known[P256_BATCH_MAX];
-	size_t at[P256_BATCH_MAX], known[P256_BATCH_MAX], m = 0, mk = 0;
-	uint8_t passed[P256_BATCH_MAX] = { 0 };
+	size_t at[P256_BATCH_MAX], at_known[P256_BATCH_MAX], m = 0, mk = 0;
+	uint8_t passed[P256_BATCH_MAX] = { 0 };		/* by item */
 
 	for (size_t i = 0; i < n; i++) {
 		struct p256_batch_item *it = &items[i];
@@ -179,21 +179,15 @@ void sign_check_batch(struct p256_batch_item *items, size_t n,
 	for (size_t j = 0; j < m; j++)
 		if (nonces != NULL && nonces->known[at[j]]) {
 			w_known[mk] = w[j];
-			known[mk++] = j;
+			at_known[mk++] = at[j];
 		}
-	if (mk >= 2) {
-		size_t at_known[P256_BATCH_MAX];
-
+	if (mk >= 2 && sign_batch_equation(items, at_known, w_known, nonces, mk))
 		for (size_t j = 0; j < mk; j++)
-			at_known[j] = at[known[j]];
-		if (sign_batch_equation(items, at_known, w_known, nonces, mk))
-			for (size_t j = 0; j < mk; j++)
-				passed[known[j]] = 1;
-	}
+			passed[at_known[j]] = 1;
 	for (size_t j = 0; j < m; j++) {
 		struct p256_batch_item *it = &items[at[j]];
 
-		if (!passed[j])
+		if (!passed[at[j]])
 			it->result = sign_verify_own(it->key, it->digest, it->sig, &w[j]);
 	}
 }

@@ -284,7 +284,7 @@ mutant batch-check-first-key-only lib/sign-batch-check.c unit \
 	'for (size_t k = 0; k < rs->nkeys; k++) {' \
 	'for (size_t k = 0; k < 1; k++) {'
 mutant batch-check-passed-index lib/sign-batch-check.c unit \
-	'passed[known[j]] = 1;' \
+	'passed[at_known[j]] = 1;' \
 	'passed[j] = 1;'
 mutant point-sum-equal-as-infinity lib/point-sum.c unit \
 	'			dbl(r, p);' \
