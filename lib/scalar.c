@@ -137,6 +137,18 @@ void scalar_add(scalar *r, const scalar *a, const scalar *b)
 	reduce_once(r->v, s[0], s[1], s[2], s[3], carry);
 }
 
+void scalar_sub(scalar *r, const scalar *a, const scalar *b)
+{
+	scalar nb;	/* n - b, in (0, n]: a + (n - b) < 2n, which scalar_add reduces */
+	uint64_t borrow;
+
+	borrow = sbb(&nb.v[0], N[0], b->v[0], 0);
+	borrow = sbb(&nb.v[1], N[1], b->v[1], borrow);
+	borrow = sbb(&nb.v[2], N[2], b->v[2], borrow);
+	(void)sbb(&nb.v[3], N[3], b->v[3], borrow);	/* b <= n: no borrow out */
+	scalar_add(r, a, &nb);
+}
+
 /* One word of Montgomery reduction: adds m*N to t0..t4 with m = t0*N0, which clears t0; *top
  * is the carry into the word above t4. */
 static inline void reduce_word(uint64_t *t0, uint64_t *t1, uint64_t *t2, uint64_t *t3, uint64_t *t4,

@@ -28,6 +28,9 @@ void scalar_reduce(scalar *r, const scalar *a);
 /* r = a + b mod n. */
 void scalar_add(scalar *r, const scalar *a, const scalar *b);
 
+/* r = a - b mod n, for a and b below n. */
+void scalar_sub(scalar *r, const scalar *a, const scalar *b);
+
 /* r = a * b / R mod n (Montgomery product). */
 void scalar_mont_mul(scalar *r, const scalar *a, const scalar *b);
 

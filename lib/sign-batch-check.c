@@ -7,7 +7,8 @@
  * signature made right has R' = R, and R' = R with r = x(R) mod n means it verifies (one with
  * R' = -R would verify too, but the batch never makes one: it does not normalise s, and such
  * an item would merely be verified alone, below). For the m items that have their R,
- * the check draws 64-bit multipliers a_j (top bit set, so 2^63 <= a_j < n) after the signing and
+ * the check draws multipliers a_j after the signing, each uniform (within a factor 1 + 2^-9)
+ * over a set of over 2^64.8 values that are nonzero and distinct mod n (MULT_WEIGHT below), and
  * tests one equation,
  *
  *	a_0 R_0 + ... + a_{m-1} R_{m-1} = (sum a_j e_j / s_j) G + sum over keys (sum a_j r_j / s_j) Q,
@@ -15,9 +16,9 @@
  * the right side with OpenSSL's tables (one multiplication of G and one per key, whatever m), the
  * left with lib/point-sum.c's short multipliers, plus r_j = x(R_j) mod n for each item. The
  * difference of the sides is sum a_j (R_j - R'_j). One wrong item makes it a_j times a nonzero
- * point, never zero since 0 < a_j < n: a single fault is always caught. Several wrong items
- * cancel only if the a_j fall on one value mod n given the others, which for a_j drawn after
- * the faults happens with probability at most 2^-63. When the equation fails, or the
+ * point, never zero since a_j is not 0 mod n: a single fault is always caught. Several wrong
+ * items cancel only if one wrong item's a_j falls on the one value mod n that the others
+ * determine, which for a_j drawn after the faults happens with probability at most 2^-64. When the equation fails, or the
  * multipliers cannot be drawn, every item is verified alone as p256_sign_checked does, so a
  * wrong item fails by itself and the right ones are released. An item whose R is not known (the
  * single path signed it) or whose s is out of range is verified alone too.
@@ -31,6 +32,17 @@
 #include "verify-internal.h"
 
 _Static_assert(POINT_SUM_MAX >= P256_BATCH_MAX, "a batch's points fit one sum");
+
+/*
+ * Each multiplier has MULT_WEIGHT nonzero signed binary digits among POINT_SUM_BITS: there are
+ * C(96, 13) 2^13 > 2^64.8 of them, every one a distinct nonzero value below n/2 in absolute
+ * value (the highest digit outweighs the others), so distinct mod n. The point sum then costs
+ * 13 additions a point and 96 doublings shared by the batch (a 64-bit multiplier in width-4 NAF:
+ * about 13 additions of Jacobian points, 16 products each against 11, plus a table of 3P, 5P, 7P).
+ */
+#define MULT_WEIGHT 13
+#define MULT_RANDOM (2 * MULT_WEIGHT + 2)	/* two bytes a place, two for the signs */
+_Static_assert(POINT_SUM_BITS <= 128 && MULT_WEIGHT <= 16, "a multiplier fits draw_multiplier");
 
 /* The terms of the equation's right side: a G multiplier, and one Q multiplier per key. */
 struct right_side {
@@ -122,30 +134,62 @@ out:
 	return r;
 }
 
+/*
+ * Draws a multiplier from rnd: its signed binary digits d (MULT_WEIGHT of them nonzero, at
+ * places taken by a partial Fisher-Yates shuffle of 0 .. POINT_SUM_BITS - 1, each place from two
+ * bytes as r k / 2^16 for the k places left, so uniform within a factor 1 + 2^-9 since k <= 96)
+ * and the signs from the last two bytes; *a_mont = its value mod n, times R.
+ */
+static void draw_multiplier(const uint8_t rnd[MULT_RANDOM], int8_t d[POINT_SUM_BITS],
+	scalar *a_mont)
+{
+	uint8_t place[POINT_SUM_BITS];
+	uint64_t plus[2] = { 0, 0 }, minus[2] = { 0, 0 };
+	unsigned signs = rnd[2 * MULT_WEIGHT] | (unsigned)rnd[2 * MULT_WEIGHT + 1] << 8;
+	scalar p, q;
+
+	for (size_t i = 0; i < POINT_SUM_BITS; i++)
+		place[i] = (uint8_t)i;
+	memset(d, 0, POINT_SUM_BITS);
+	for (size_t i = 0; i < MULT_WEIGHT; i++) {
+		unsigned r = rnd[2 * i] | (unsigned)rnd[2 * i + 1] << 8;
+		size_t k = i + ((r * (POINT_SUM_BITS - i)) >> 16);
+		uint8_t b = place[k];
+
+		place[k] = place[i];
+		place[i] = b;
+		d[b] = (signs >> i & 1) ? -1 : 1;
+		((signs >> i & 1) ? minus : plus)[b / 64] |= (uint64_t)1 << (b % 64);
+	}
+	p = (scalar){ { plus[0], plus[1], 0, 0 } };
+	q = (scalar){ { minus[0], minus[1], 0, 0 } };
+	scalar_sub(a_mont, &p, &q);
+	scalar_to_mont(a_mont, a_mont);
+}
+
 int sign_batch_equation(const struct p256_batch_item *items, const size_t *at, const scalar *w,
 	const struct sign_nonce_points *nonces, size_t m)
 {
 	struct right_side rs = { .nkeys = 0 };	/* every term zero */
 	uint8_t xy[P256_BATCH_MAX][64], X[32], Y[32], Z[32];
-	uint64_t a[P256_BATCH_MAX];
+	uint8_t rnd[P256_BATCH_MAX][MULT_RANDOM];
+	int8_t d[P256_BATCH_MAX][POINT_SUM_BITS];
 
-	if (m == 0 || m > P256_BATCH_MAX || sign_draw_random((uint8_t *)a, m * sizeof(a[0])) != 0)
+	if (m == 0 || m > P256_BATCH_MAX || sign_draw_random(rnd[0], m * MULT_RANDOM) != 0)
 		return 0;
 	for (size_t j = 0; j < m; j++) {
 		const struct p256_batch_item *it = &items[at[j]];
 		scalar a_mont;
 
-		a[j] |= (uint64_t)1 << 63;
-		a_mont = (scalar){ { a[j], 0, 0, 0 } };
+		draw_multiplier(rnd[j], d[j], &a_mont);
 		memcpy(xy[j], nonces->xy[at[j]], 64);
 		ct_declassify(xy[j], 64);	/* R is public with its signature: x gave r */
 		if (!r_is_x(it->sig, xy[j]))
 			return 0;
-		scalar_to_mont(&a_mont, &a_mont);
 		add_terms(&rs, it, &w[j], &a_mont);
 	}
-	return right_point(&rs, X, Y, Z) == 0 && point_sum_equals((const uint8_t (*)[64])xy, a, m,
-	    X, Y, Z);
+	return right_point(&rs, X, Y, Z) == 0 && point_sum_equals((const uint8_t (*)[64])xy,
+	    (const int8_t (*)[POINT_SUM_BITS])d, m, X, Y, Z);
 }
 
 /*

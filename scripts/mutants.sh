@@ -274,9 +274,21 @@ mutant table-term-dropped lib/ec.c unit \
 	'ctx) == 1;'
 # the batch's randomised check (lib/sign-batch-check.c), its point sum (lib/point-sum.c) and the
 # field operations under it (lib/field.c)
-mutant batch-check-multipliers-one lib/sign-batch-check.c unit \
-	'a[j] |= (uint64_t)1 << 63;' \
-	'a[j] = 1;'
+mutant batch-check-multipliers-equal lib/sign-batch-check.c unit \
+	'sign_draw_random(rnd[0], m * MULT_RANDOM) != 0)' \
+	'(memset(rnd, 0, sizeof(rnd)), 0))'
+mutant batch-check-places-repeat lib/sign-batch-check.c unit \
+	'		place[k] = place[i];' \
+	''
+mutant batch-check-digit-sign-dropped lib/sign-batch-check.c unit \
+	'd[b] = (signs >> i & 1) ? -1 : 1;' \
+	'd[b] = 1;'
+mutant batch-check-minus-added lib/sign-batch-check.c unit \
+	'scalar_sub(a_mont, &p, &q);' \
+	'scalar_add(a_mont, &p, &q);'
+mutant scalar-sub-borrow-dropped lib/scalar.c unit \
+	'borrow = sbb(&nb.v[2], N[2], b->v[2], borrow);' \
+	'borrow = sbb(&nb.v[2], N[2], b->v[2], 0);'
 mutant batch-check-r-not-x lib/sign-batch-check.c unit \
 	'if (!r_is_x(it->sig, xy[j]))' \
 	'if (0)'
@@ -287,11 +299,14 @@ mutant batch-check-passed-index lib/sign-batch-check.c unit \
 	'passed[at_known[j]] = 1;' \
 	'passed[j] = 1;'
 mutant point-sum-equal-as-infinity lib/point-sum.c unit \
-	'			dbl(r, p);' \
-	'			memset(r, 0, sizeof(*r));'
+	'			dbl(acc, acc);' \
+	'			memset(acc, 0, sizeof(*acc));'
 mutant point-sum-digit-not-negated lib/point-sum.c unit \
-	'fe_sub(&t.Y, &(fe){ { 0 } }, &t.Y);' \
+	'fe_sub(&minus[j].Y, &(fe){ { 0 } }, &plus[j].Y);' \
 	''
+mutant point-sum-affine-z-squared-once lib/point-sum.c unit \
+	'fe_mul(&s2, &s2, &z1z1);		/* Y2 Z1^3 */' \
+	'fe_mul(&s2, &s2, &acc->Z);'
 mutant point-sum-y-uncompared lib/point-sum.c unit \
 	'return memcmp(&a, &b, sizeof(a)) == 0;' \
 	'return 1;'

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * point_sum_equals (lib/point-sum.c) against OpenSSL's arithmetic: for sums of 1 to 64 random
- * points with random 64-bit multipliers (0, 1, 2^63 and 2^64 - 1 among them), it is 1 for
+ * points with random multipliers in signed binary digits (sparse ones as the batch draws them,
+ * dense ones, and 0, 1, -2^95, 2^96 - 1 and -(2^96 - 1) among them), it is 1 for
  * OpenSSL's sum, also given in another Jacobian form (X l^2, Y l^3, Z l for a random l), and 0
  * for that sum plus G, for its negation and for the point at infinity. Repeated points, opposite
  * points and small multipliers drive the additions into their equal and opposite cases: sums of
- * copies of P, 2P and -P with multipliers below 20, against OpenSSL's, and a sum that is the
+ * copies of P, 2P and -P with multipliers between -19 and 19, against OpenSSL's, and a sum that is the
  * point at infinity, never equal to anything. m = 0 and m > POINT_SUM_MAX are refused (0).
  */
 #include <openssl/ec.h>
@@ -39,34 +40,64 @@ static void affine(uint8_t xy[64], const EC_POINT *q)
 	memcpy(xy, buf + 1, 64);
 }
 
-/* acc = sum a[j] P[j] by OpenSSL */
-static void openssl_sum(EC_POINT *acc, EC_POINT *const *pts, const uint64_t *a, size_t m)
+typedef int8_t digits[POINT_SUM_BITS];
+
+/* b = sum of d_i 2^i mod n */
+static void digits_bn(BIGNUM *b, const int8_t d[POINT_SUM_BITS])
+{
+	BIGNUM *t = BN_new();
+
+	if (t == NULL)
+		test_fatal("BN_new");
+	BN_zero(b);
+	for (size_t i = POINT_SUM_BITS; i-- > 0;)
+		if (!BN_lshift1(b, b) || !BN_set_word(t, (BN_ULONG)(d[i] < 0 ? -d[i] : d[i])) ||
+		    !(d[i] < 0 ? BN_sub(b, b, t) : BN_add(b, b, t)))
+			test_fatal("BN_lshift1");
+	if (!BN_nnmod(b, b, EC_GROUP_get0_order(g), ctx))
+		test_fatal("BN_nnmod");
+	BN_free(t);
+}
+
+/* d = the binary digits of |v|, each with v's sign */
+static void digits_of(int8_t d[POINT_SUM_BITS], int64_t v)
+{
+	uint64_t u = v < 0 ? (uint64_t)-v : (uint64_t)v;
+
+	for (size_t i = 0; i < POINT_SUM_BITS; i++)
+		d[i] = (int8_t)(i < 64 && (u >> i & 1) ? (v < 0 ? -1 : 1) : 0);
+}
+
+/* acc = sum c_j P_j by OpenSSL */
+static void openssl_sum(EC_POINT *acc, EC_POINT *const *pts, digits *d, size_t m)
 {
 	EC_POINT *t = point_new();
 	BIGNUM *b = BN_new();
 
 	if (b == NULL || EC_POINT_set_to_infinity(g, acc) != 1)
 		test_fatal("BN_new");
-	for (size_t j = 0; j < m; j++)
-		if (!BN_set_word(b, a[j]) || EC_POINT_mul(g, t, NULL, pts[j], b, ctx) != 1 ||
+	for (size_t j = 0; j < m; j++) {
+		digits_bn(b, d[j]);
+		if (EC_POINT_mul(g, t, NULL, pts[j], b, ctx) != 1 ||
 		    EC_POINT_add(g, acc, acc, t, ctx) != 1)
 			test_fatal("EC_POINT_mul");
+	}
 	BN_free(b);
 	EC_POINT_free(t);
 }
 
 /* point_sum_equals against q's Jacobian coordinates as OpenSSL keeps them */
-static int equals(const uint8_t (*xy)[64], const uint64_t *a, size_t m, const EC_POINT *q)
+static int equals(const uint8_t (*xy)[64], digits *a, size_t m, const EC_POINT *q)
 {
 	uint8_t X[32], Y[32], Z[32];
 
 	if (ec_jacobian_bytes(g, q, X, Y, Z, ctx) != 0)
 		test_fatal("ec_jacobian_bytes");
-	return point_sum_equals(xy, a, m, X, Y, Z);
+	return point_sum_equals(xy, (const int8_t (*)[POINT_SUM_BITS])a, m, X, Y, Z);
 }
 
 /* the same, with q's coordinates rescaled by a random l: (X l^2, Y l^3, Z l) */
-static int equals_rescaled(struct prng *rng, const uint8_t (*xy)[64], const uint64_t *a, size_t m,
+static int equals_rescaled(struct prng *rng, const uint8_t (*xy)[64], digits *a, size_t m,
 	const EC_POINT *q)
 {
 	uint8_t X[32], Y[32], Z[32], lb[32];
@@ -92,17 +123,34 @@ static int equals_rescaled(struct prng *rng, const uint8_t (*xy)[64], const uint
 	BN_free(z);
 	BN_free(l);
 	BN_free(l2);
-	return point_sum_equals(xy, a, m, X, Y, Z);
+	return point_sum_equals(xy, (const int8_t (*)[POINT_SUM_BITS])a, m, X, Y, Z);
 }
 
-static uint64_t multiplier(struct prng *rng, size_t j)
+/* a multiplier of the kind j selects: sparse as the batch's, dense, or one of five edges */
+static void multiplier(struct prng *rng, size_t j, int8_t d[POINT_SUM_BITS])
 {
+	memset(d, 0, POINT_SUM_BITS);
 	switch (j % 11) {
-	case 3: return 0;
-	case 5: return 1;
-	case 7: return (uint64_t)1 << 63;
-	case 9: return ~(uint64_t)0;
-	default: return prng_u64(rng);
+	case 1:					/* 2^96 - 1 */
+	case 2:					/* -(2^96 - 1) */
+		memset(d, j % 11 == 1 ? 1 : -1, POINT_SUM_BITS);
+		return;
+	case 3:					/* 0 */
+		return;
+	case 5:					/* 1 */
+		d[0] = 1;
+		return;
+	case 7:					/* -2^95 */
+		d[POINT_SUM_BITS - 1] = -1;
+		return;
+	case 9:					/* dense: every digit -1, 0 or 1 */
+		for (size_t i = 0; i < POINT_SUM_BITS; i++)
+			d[i] = (int8_t)(prng_u64(rng) % 3) - 1;
+		return;
+	default:				/* 13 places, random signs */
+		for (int k = 0; k < 13; k++)
+			d[prng_u64(rng) % POINT_SUM_BITS] = prng_u64(rng) & 1 ? 1 : -1;
+		return;
 	}
 }
 
@@ -111,7 +159,7 @@ static void check_random(struct prng *rng, size_t m)
 {
 	EC_POINT *pts[POINT_SUM_MAX], *sum = point_new(), *t = point_new();
 	uint8_t xy[POINT_SUM_MAX][64], k[32];
-	uint64_t a[POINT_SUM_MAX];
+	digits a[POINT_SUM_MAX];
 	BIGNUM *kb;
 
 	for (size_t j = 0; j < m; j++) {
@@ -123,7 +171,7 @@ static void check_random(struct prng *rng, size_t m)
 			test_fatal("EC_POINT_mul");
 		BN_free(kb);
 		affine(xy[j], pts[j]);
-		a[j] = multiplier(rng, j);
+		multiplier(rng, j, a[j]);
 	}
 	openssl_sum(sum, pts, a, m);
 	if (EC_POINT_is_at_infinity(g, sum))
@@ -150,7 +198,7 @@ static void check_repeated(struct prng *rng)
 {
 	EC_POINT *base[3], *pts[8], *sum = point_new();
 	uint8_t xy3[3][64], xy[8][64];
-	uint64_t a[8];
+	digits a[8];
 	int nonzero = 0;
 
 	for (int i = 0; i < 3; i++)
@@ -169,7 +217,7 @@ static void check_repeated(struct prng *rng)
 
 			pts[j] = base[which];
 			memcpy(xy[j], xy3[which], 64);
-			a[j] = prng_u64(rng) % 20;
+			digits_of(a[j], (int64_t)(prng_u64(rng) % 39) - 19);
 		}
 		openssl_sum(sum, pts, a, m);
 		if (EC_POINT_is_at_infinity(g, sum)) {
@@ -185,7 +233,8 @@ static void check_repeated(struct prng *rng)
 	/* P + (-P): infinity, not equal to P or to OpenSSL's infinity */
 	memcpy(xy[0], xy3[0], 64);
 	memcpy(xy[1], xy3[2], 64);
-	a[0] = a[1] = 12345;
+	digits_of(a[0], 12345);
+	digits_of(a[1], 12345);
 	CHECK_INT(equals((const uint8_t (*)[64])xy, a, 2, base[0]), 0);
 	if (EC_POINT_set_to_infinity(g, sum) != 1)
 		test_fatal("EC_POINT_set_to_infinity");

@@ -93,7 +93,7 @@ static void check_reduce_and_range(const uint8_t a[32])
 	BN_free(want);
 }
 
-/* Checks add, mont_mul, to_mont, inv and plus_n for a, b < n. */
+/* Checks add, sub, mont_mul, to_mont, inv and plus_n for a, b < n. */
 static void check_pair(const uint8_t a[32], const uint8_t b[32])
 {
 	scalar x, y, r;
@@ -105,6 +105,10 @@ static void check_pair(const uint8_t a[32], const uint8_t b[32])
 
 	scalar_add(&r, &x, &y);
 	BN_mod_add(want, ba, bb, n, ctx);
+	CHECK(same(&r, want));
+
+	scalar_sub(&r, &x, &y);
+	BN_mod_sub(want, ba, bb, n, ctx);
 	CHECK(same(&r, want));
 
 	scalar_mont_mul(&r, &x, &y);		/* a * b / R */
