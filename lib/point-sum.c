@@ -19,7 +19,6 @@ struct jac {
 	fe X, Y, Z;
 };
 
-
 static int is_infinity(const struct jac *p)
 {
 	return fe_is_zero(&p->Z);

@@ -18,9 +18,9 @@
  * difference of the sides is sum a_j (R_j - R'_j). One wrong item makes it a_j times a nonzero
  * point, never zero since a_j is not 0 mod n: a single fault is always caught. Several wrong
  * items cancel only if one wrong item's a_j falls on the one value mod n that the others
- * determine, which for a_j drawn after the faults happens with probability at most 2^-64. When the equation fails, or the
- * multipliers cannot be drawn, every item is verified alone as p256_sign_checked does, so a
- * wrong item fails by itself and the right ones are released. An item whose R is not known (the
+ * determine, which for a_j drawn after the faults happens with probability at most 2^-64. When
+ * the equation fails, or the multipliers cannot be drawn, every item is verified alone as
+ * p256_sign_checked does, so a wrong item fails by itself and the right ones are released. An item whose R is not known (the
  * single path signed it) or whose s is out of range is verified alone too.
  */
 #include <string.h>
