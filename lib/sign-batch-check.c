@@ -20,8 +20,9 @@
  * items cancel only if one wrong item's a_j falls on the one value mod n that the others
  * determine, which for a_j drawn after the faults happens with probability at most 2^-64. When
  * the equation fails, or the multipliers cannot be drawn, every item is verified alone as
- * p256_sign_checked does, so a wrong item fails by itself and the right ones are released. An item whose R is not known (the
- * single path signed it) or whose s is out of range is verified alone too.
+ * p256_sign_checked does, so a wrong item fails by itself and the right ones are released. An
+ * item whose R is not known (the single path signed it) or whose s is out of range is verified
+ * alone too.
  */
 #include <string.h>
 
