@@ -2,11 +2,11 @@
 /*
  * point_sum_equals (lib/point-sum.c) against OpenSSL's arithmetic: for sums of 1 to 64 random
  * points with random multipliers in signed binary digits (sparse ones as the batch draws them,
- * dense ones, and 0, 1, -2^95, 2^96 - 1 and -(2^96 - 1) among them), it is 1 for
- * OpenSSL's sum, also given in another Jacobian form (X l^2, Y l^3, Z l for a random l), and 0
- * for that sum plus G, for its negation and for the point at infinity. Repeated points, opposite
- * points and small multipliers drive the additions into their equal and opposite cases: sums of
- * copies of P, 2P and -P with multipliers between -19 and 19, against OpenSSL's, and a sum that is the
+ * dense ones, and 0, 1, -2^95, 2^96 - 1 and -(2^96 - 1) among them), it is 1 for OpenSSL's sum,
+ * also given in another Jacobian form (X l^2, Y l^3, Z l for a random l), and 0 for that sum
+ * plus G, for its negation and for the point at infinity. Repeated points, opposite points and
+ * small multipliers drive the additions into their equal and opposite cases: sums of copies of
+ * P, 2P and -P with multipliers between -19 and 19, against OpenSSL's, and a sum that is the
  * point at infinity, never equal to anything. m = 0 and m > POINT_SUM_MAX are refused (0).
  */
 #include <openssl/ec.h>
