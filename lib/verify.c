@@ -64,23 +64,16 @@ int p256_verify(const uint8_t *point, size_t point_len, const uint8_t digest[P25
 
 int p256_normalize_s(uint8_t sig[P256_SIG_LEN])
 {
-	const EC_GROUP *g = ec_group();
-	BIGNUM *s = NULL;
-	int r = P256_ERR_SIG_RANGE;
+	scalar s;
 
 	if (!sig_in_range(sig))
-		goto out;
-	r = 0;
+		return P256_ERR_SIG_RANGE;
 	if (memcmp(sig + 32, HALF_N, 32) <= 0)
-		goto out;
-	r = P256_ERR_INTERNAL;
-	if (g == NULL || (s = BN_bin2bn(sig + 32, 32, NULL)) == NULL ||
-	    BN_sub(s, EC_GROUP_get0_order(g), s) != 1 || BN_bn2binpad(s, sig + 32, 32) != 32)
-		goto out;
-	r = 0;
-out:
-	BN_free(s);
-	return r;
+		return 0;			/* already low */
+	scalar_from_bytes(&s, sig + 32);
+	scalar_sub(&s, &(scalar){ { 0 } }, &s);	/* n - s */
+	scalar_to_bytes(sig + 32, &s);
+	return 0;
 }
 
 size_t p256_eip7951(const uint8_t *input, size_t input_len, uint8_t out[32])
