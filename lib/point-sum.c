@@ -115,15 +115,17 @@ static int same_point(const struct jac *p, const struct jac *q)
 int point_sum_equals(const uint8_t (*xy)[64], const int8_t (*d)[POINT_SUM_BITS], size_t m,
 	const uint8_t X[32], const uint8_t Y[32], const uint8_t Z[32])
 {
-	static const uint8_t one[32] = { [31] = 1 };
+	static const uint8_t one_bytes[32] = { [31] = 1 };
 	struct jac plus[POINT_SUM_MAX], minus[POINT_SUM_MAX], acc, want;	/* P_j and -P_j */
+	fe one;
 
 	if (m == 0 || m > POINT_SUM_MAX)
 		return 0;
+	fe_from_bytes(&one, one_bytes);
 	for (size_t j = 0; j < m; j++) {
 		fe_from_bytes(&plus[j].X, xy[j]);
 		fe_from_bytes(&plus[j].Y, xy[j] + 32);
-		fe_from_bytes(&plus[j].Z, one);
+		plus[j].Z = one;
 		minus[j] = plus[j];
 		fe_sub(&minus[j].Y, &(fe){ { 0 } }, &plus[j].Y);
 	}

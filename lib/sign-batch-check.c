@@ -42,6 +42,9 @@ _Static_assert(POINT_SUM_MAX >= P256_BATCH_MAX, "a batch's points fit one sum");
  * about 13 additions of Jacobian points, 16 products each against 11, plus a table of 3P, 5P, 7P).
  */
 #define MULT_WEIGHT 13
+#define MULT_RANDOM (2 * MULT_WEIGHT + 2)	/* two bytes a place, two for the signs */
+_Static_assert(POINT_SUM_BITS <= 128 && MULT_WEIGHT <= 16, "a multiplier fits draw_multiplier");
+
 /*
  * The fewest items the equation is for. Its cost is mostly per batch (the right side's two
  * multiplications, the 96 doublings), so with fewer items verifying each alone is cheaper: the
@@ -49,8 +52,6 @@ _Static_assert(POINT_SUM_MAX >= P256_BATCH_MAX, "a batch's points fit one sum");
  * alone (a test program timing p256_sign_batch with and without checked items, best of five).
  */
 #define EQUATION_MIN 4
-#define MULT_RANDOM (2 * MULT_WEIGHT + 2)	/* two bytes a place, two for the signs */
-_Static_assert(POINT_SUM_BITS <= 128 && MULT_WEIGHT <= 16, "a multiplier fits draw_multiplier");
 
 /* The terms of the equation's right side: a G multiplier, and one Q multiplier per key. */
 struct right_side {
@@ -163,11 +164,12 @@ static void draw_multiplier(const uint8_t rnd[MULT_RANDOM], int8_t d[POINT_SUM_B
 		unsigned r = rnd[2 * i] | (unsigned)rnd[2 * i + 1] << 8;
 		size_t k = i + ((r * (POINT_SUM_BITS - i)) >> 16);
 		uint8_t b = place[k];
+		int negative = signs >> i & 1;
 
 		place[k] = place[i];
 		place[i] = b;
-		d[b] = (signs >> i & 1) ? -1 : 1;
-		((signs >> i & 1) ? minus : plus)[b / 64] |= (uint64_t)1 << (b % 64);
+		d[b] = negative ? -1 : 1;
+		(negative ? minus : plus)[b / 64] |= (uint64_t)1 << (b % 64);
 	}
 	p = (scalar){ { plus[0], plus[1], 0, 0 } };
 	q = (scalar){ { minus[0], minus[1], 0, 0 } };

@@ -281,7 +281,7 @@ mutant batch-check-places-repeat lib/sign-batch-check.c unit \
 	'		place[k] = place[i];' \
 	''
 mutant batch-check-digit-sign-dropped lib/sign-batch-check.c unit \
-	'd[b] = (signs >> i & 1) ? -1 : 1;' \
+	'd[b] = negative ? -1 : 1;' \
 	'd[b] = 1;'
 mutant batch-check-minus-added lib/sign-batch-check.c unit \
 	'scalar_sub(a_mont, &p, &q);' \
